@@ -1,0 +1,525 @@
+"""One hand driven move by move: auction, skat, declaration, tricks, end, result.
+
+:meth:`GameState.apply` is the validated path: it raises a typed :class:`~.errors.RuleError`
+that names the rule and the offending move. :meth:`GameState.apply_unchecked` is the fast
+path for trusted callers (bots, the engine's own generators); both share the same state
+changes, so the rules live here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from enum import Enum
+
+from .auction import Auction
+from .cards import CARD_POINTS, DECK, Card, cards_of, iter_bits, mask_of, points_of
+from .contract import Contract, Declaration
+from .deal import Deal
+from .errors import (
+    CardNotInHand,
+    IllegalDeclaration,
+    PlayAfterEnd,
+    Revoke,
+    RuleError,
+    WrongPhase,
+    WrongPlayer,
+)
+from .moves import (
+    AuctionCall,
+    Bid,
+    Declare,
+    Discard,
+    Hold,
+    Leave,
+    Move,
+    Pass,
+    PickUp,
+    Play,
+    Resign,
+    ShowCards,
+    TimeOut,
+)
+from .scoring import score_game
+from .tricks import EFFECTIVE, FOLLOW_MASK, TRUMP, legal_mask, matadors, trick_winner
+
+
+class Phase(Enum):
+    """Where a hand stands."""
+
+    AUCTION = "auction"
+    SKAT = "skat"  # the declarer picks up the skat or declares a hand game
+    DISCARD = "discard"  # skat picked up: discard and declare, in either order
+    PLAY = "play"
+    DONE = "done"
+
+
+class Ending(Enum):
+    """How a hand ended."""
+
+    ALL_PASSED = "all_passed"
+    TEN_TRICKS = "ten_tricks"
+    NULL_TRICK = "null_trick"  # R9: the null declarer took a trick
+    DEFENDERS_TRICK = "defenders_trick"  # R17: schwarz announced / ouvert, defenders took one
+    DEFENDERS_31 = "defenders_31"  # R17: schneider announced, defenders passed 30
+    DECLARER_RESIGNED = "declarer_resigned"
+    DEFENDERS_RESIGNED = "defenders_resigned"
+    DECLARER_ABSENT = "declarer_absent"  # declarer timed out or left after declaring
+    DEFENDER_ABSENT = "defender_absent"  # a defender timed out or left after the declaration
+    PENALTY = "penalty"  # a time-out or leave before any game was declared
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: who led, the cards in play order, and who won it (seats 0-2)."""
+
+    leader: int
+    cards: tuple[Card, ...]
+    winner: int
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple((self.leader + i) % 3 for i in range(len(self.cards)))
+
+    @property
+    def points(self) -> int:
+        return sum(CARD_POINTS[c] for c in self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The outcome of a hand.
+
+    ``outcome`` is ``played``, ``passed`` (all passed, R4) or ``penalty`` (no game declared
+    before someone timed out or left, R17). For played games ``score`` holds the value.
+    """
+
+    outcome: str
+    ending: Ending
+    declarer: int | None
+    bid: int
+    declaration: Declaration | None
+    matadors: int
+    declarer_points: int
+    defender_points: int
+    declarer_tricks: int
+    defender_tricks: int
+    score: Score | None
+
+    @property
+    def won(self) -> bool:
+        return self.score is not None and self.score.won
+
+    @property
+    def value(self) -> int:
+        """The declarer's signed list value; 0 for passed and penalty hands."""
+        return self.score.value if self.score is not None else 0
+
+
+class GameState:
+    """A hand in progress. Build it from a :class:`~.deal.Deal` and feed it moves.
+
+    ``recorded=True`` replays a recorded log: the early endings of R17 apply and a null
+    declared below the bid is scored as an overbid instead of refused (R7); skatlog's own
+    games play to ten tricks (R9). ``extra_bids`` admits ISS's off-ladder bids (R18).
+    """
+
+    def __init__(
+        self, deal: Deal, *, recorded: bool = False, extra_bids: Collection[int] = ()
+    ) -> None:
+        self.deal = deal
+        self.recorded = recorded
+        self.hands = [mask_of(h) for h in deal.hands]
+        self.skat_mask = mask_of(deal.skat)
+        self.auction = Auction(extra_bids)
+        self.phase = Phase.AUCTION
+        self.moves: list[Move] = []
+        self.declarer: int | None = None
+        self.bid = 0
+        self.skat_taken = False
+        self.discard: tuple[Card, Card] | None = None
+        self.declaration: Declaration | None = None
+        self.tricks: list[Trick] = []
+        self.trick_cards: list[Card] = []
+        self.leader = 0
+        self.taken_points = [0, 0, 0]
+        self.taken_tricks = [0, 0, 0]
+        self.resigned: set[int] = set()
+        self.ending: Ending | None = None
+        self.credited_points = 0  # remaining card points given to the declarer (R17)
+        self.credited_tricks = 0
+
+    # ----------------------------------------------------------------- queries
+    @property
+    def finished(self) -> bool:
+        return self.phase is Phase.DONE
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat whose move it is, or None when the hand is over."""
+        if self.phase is Phase.AUCTION:
+            return self.auction.to_act
+        if self.phase in (Phase.SKAT, Phase.DISCARD):
+            return self.declarer
+        if self.phase is Phase.PLAY:
+            return (self.leader + len(self.trick_cards)) % 3
+        return None
+
+    @property
+    def contract(self) -> Contract | None:
+        return self.declaration.contract if self.declaration else None
+
+    def legal_cards(self) -> list[Card]:
+        """The cards the seat to play may play now (R8)."""
+        if self.phase is not Phase.PLAY or self.declaration is None:
+            return []
+        seat = (self.leader + len(self.trick_cards)) % 3
+        led = self.trick_cards[0] if self.trick_cards else None
+        return cards_of(legal_mask(self.hands[seat], led, self.declaration.contract))
+
+    def legal_calls(self) -> list[AuctionCall]:
+        """The auction calls the seat to speak may make now (R3, R4)."""
+        return self.auction.legal_calls() if self.phase is Phase.AUCTION else []
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move now, excluding concessions (resign, time-out, leave)."""
+        if self.phase is Phase.AUCTION:
+            return list(self.auction.legal_calls())
+        seat = self.declarer
+        if self.phase is Phase.PLAY:
+            to_play = (self.leader + len(self.trick_cards)) % 3
+            return [Play(to_play, c) for c in self.legal_cards()]
+        if seat is None:
+            return []
+        if self.phase is Phase.SKAT:
+            decls = [d for d in all_declarations() if d.hand and self._declaration_ok(d)]
+            return [PickUp(seat)] + [Declare(seat, d) for d in decls]
+        if self.phase is Phase.DISCARD:
+            moves: list[Move] = []
+            if self.discard is None:
+                held = cards_of(self.hands[seat])
+                moves += [Discard(seat, (a, b)) for i, a in enumerate(held) for b in held[i + 1:]]
+            if self.declaration is None:
+                moves += [Declare(seat, d) for d in all_declarations()
+                          if not d.hand and self._declaration_ok(d)]
+            return moves
+        return []
+
+    # ------------------------------------------------------- validated path
+    def apply(self, move: Move) -> None:
+        """Check ``move`` against the rules, then play it; raises a typed RuleError."""
+        self.check(move)
+        self.apply_unchecked(move)
+
+    def check(self, move: Move) -> None:
+        """Raise the typed :class:`RuleError` that ``move`` breaks, if any."""
+        if isinstance(move, (TimeOut, Leave)):
+            if self.phase is Phase.DONE:
+                raise PlayAfterEnd("the game is already over", rule="R17", move=move)
+            self._check_seat_number(move)
+            return
+        if self.phase is Phase.DONE:
+            raise PlayAfterEnd("the game is already over", rule="R9", move=move)
+        if isinstance(move, (Bid, Hold, Pass)):
+            if self.phase is not Phase.AUCTION:
+                raise WrongPhase("the auction is over", rule="R4", move=move)
+            self.auction.check(move)
+            return
+        if self.phase is Phase.AUCTION:
+            raise WrongPhase(f"{type(move).__name__} during the auction", rule="R4", move=move)
+        if isinstance(move, Play):
+            self._check_play(move)
+        elif isinstance(move, PickUp):
+            self._check_declarer(move)
+            if self.phase is not Phase.SKAT:
+                raise WrongPhase("the skat can only be picked up once, before declaring",
+                                 rule="R5", move=move)
+        elif isinstance(move, Discard):
+            self._check_discard(move)
+        elif isinstance(move, Declare):
+            self._check_declare(move)
+        elif isinstance(move, (Resign, ShowCards)):
+            self._check_seat_number(move)
+            if isinstance(move, ShowCards) and move.seat != self.declarer:
+                raise WrongPlayer("only the declarer shows cards", rule="R17", move=move)
+            if self.declaration is None:
+                raise WrongPhase("no game has been declared", rule="R17", move=move)
+        else:  # pragma: no cover - exhaustive over Move
+            raise RuleError(f"unknown move {move!r}", move=move)
+
+    def _check_seat_number(self, move: Move) -> None:
+        if move.seat not in (0, 1, 2):
+            raise WrongPlayer(f"there is no seat {move.seat}", rule="R1", move=move)
+
+    def _check_declarer(self, move: Move) -> None:
+        if move.seat != self.declarer:
+            raise WrongPlayer(f"seat {move.seat} is not the declarer (seat {self.declarer})",
+                              rule="R5", move=move)
+
+    def _check_play(self, move: Play) -> None:
+        if self.phase is not Phase.PLAY:
+            raise WrongPhase("cards are played only after the declaration", rule="R8", move=move)
+        seat = (self.leader + len(self.trick_cards)) % 3
+        if move.seat != seat:
+            raise WrongPlayer(f"seat {move.seat} played but seat {seat} is to play",
+                              rule="R8", move=move)
+        hand = self.hands[seat]
+        if not hand >> move.card & 1:
+            raise CardNotInHand(f"seat {seat} does not hold {move.card}", rule="R8", move=move)
+        assert self.declaration is not None
+        if self.trick_cards:
+            contract = self.declaration.contract
+            led = self.trick_cards[0]
+            follow = hand & FOLLOW_MASK[contract][EFFECTIVE[contract][led]]
+            if follow and not follow >> move.card & 1:
+                raise Revoke(
+                    f"{move.card} does not follow {_suit_name(EFFECTIVE[contract][led])}"
+                    f" led with {led}, though seat {seat} holds "
+                    + ".".join(c.name for c in cards_of(follow)),
+                    rule="R8", move=move,
+                )
+
+    def _check_discard(self, move: Discard) -> None:
+        self._check_declarer(move)
+        if self.phase is not Phase.DISCARD or self.discard is not None:
+            raise WrongPhase("discards follow picking up the skat, once", rule="R5", move=move)
+        a, b = move.cards
+        if a == b:
+            raise IllegalDeclaration("the two discards must be different cards", rule="R5",
+                                     move=move)
+        for card in (a, b):
+            if not self.hands[move.seat] >> card & 1:
+                raise CardNotInHand(f"the declarer cannot discard {card}: not held", rule="R5",
+                                    move=move)
+
+    def _check_declare(self, move: Declare) -> None:
+        self._check_declarer(move)
+        if self.phase not in (Phase.SKAT, Phase.DISCARD) or self.declaration is not None:
+            raise WrongPhase("the game is declared once, after the auction", rule="R5",
+                             move=move)
+        try:
+            move.declaration.check(skat_taken=self.skat_taken)
+        except IllegalDeclaration as err:
+            err.move = move
+            raise
+        if move.declaration.contract is Contract.NULL and not self.recorded:
+            if move.declaration.base_value < self.bid:
+                raise IllegalDeclaration(
+                    f"{move.declaration} is worth {move.declaration.base_value},"
+                    f" below the bid of {self.bid}", rule="R7", move=move)
+
+    def _declaration_ok(self, declaration: Declaration) -> bool:
+        try:
+            declaration.check(skat_taken=self.skat_taken)
+        except IllegalDeclaration:
+            return False
+        return declaration.contract is not Contract.NULL or declaration.base_value >= self.bid
+
+    # --------------------------------------------------------- fast path
+    def apply_unchecked(self, move: Move) -> None:
+        """Play ``move`` without checking it. For trusted callers only."""
+        self.moves.append(move)
+        kind = type(move)
+        if kind is Play:
+            self._play(move.card)  # type: ignore[union-attr]
+        elif kind is Bid or kind is Hold or kind is Pass:
+            self.auction.apply(move)  # type: ignore[arg-type]
+            if self.auction.done:
+                self._auction_over()
+        elif kind is PickUp:
+            self.skat_taken = True
+            assert self.declarer is not None
+            self.hands[self.declarer] |= self.skat_mask
+            self.phase = Phase.DISCARD
+        elif kind is Discard:
+            assert self.declarer is not None
+            self.discard = move.cards  # type: ignore[union-attr]
+            self.hands[self.declarer] &= ~mask_of(self.discard)
+            self._maybe_start_play()
+        elif kind is Declare:
+            self.declaration = move.declaration  # type: ignore[union-attr]
+            if self.phase is Phase.SKAT:
+                self.phase = Phase.PLAY
+            self._maybe_start_play()
+        elif kind is Resign:
+            self._resign(move.seat)
+        elif kind is TimeOut or kind is Leave:
+            self._absent(move.seat)
+        # ShowCards changes nothing (R17).
+
+    def _auction_over(self) -> None:
+        if self.auction.declarer is None:
+            self._end(Ending.ALL_PASSED)
+            return
+        self.declarer = self.auction.declarer
+        self.bid = self.auction.bid
+        self.phase = Phase.SKAT
+
+    def _maybe_start_play(self) -> None:
+        if self.phase is Phase.DISCARD and self.discard is not None and self.declaration:
+            self.phase = Phase.PLAY
+        if self.phase is Phase.PLAY:
+            self.leader = 0  # R8: Forehand leads the first trick
+
+    def _play(self, card: Card) -> None:
+        seat = (self.leader + len(self.trick_cards)) % 3
+        self.hands[seat] &= ~(1 << card)
+        self.trick_cards.append(card)
+        if len(self.trick_cards) < 3:
+            return
+        assert self.declaration is not None and self.declarer is not None
+        contract = self.declaration.contract
+        winner = (self.leader + trick_winner(self.trick_cards, contract)) % 3
+        trick = Trick(self.leader, tuple(self.trick_cards), winner)
+        self.tricks.append(trick)
+        self.taken_points[winner] += trick.points
+        self.taken_tricks[winner] += 1
+        self.trick_cards = []
+        self.leader = winner
+        if contract is Contract.NULL and winner == self.declarer:
+            self._end(Ending.NULL_TRICK)  # R9
+        elif len(self.tricks) == 10:
+            self._end(Ending.TEN_TRICKS)
+        elif self.recorded and winner != self.declarer:
+            declaration = self.declaration
+            if declaration.schwarz_announced:
+                self._end(Ending.DEFENDERS_TRICK)  # R17
+            elif declaration.schneider_announced and self.defender_points > 30:
+                self._end(Ending.DEFENDERS_31)  # R17
+
+    def _resign(self, seat: int) -> None:
+        if seat == self.declarer:
+            self._end(Ending.DECLARER_RESIGNED)
+            return
+        self.resigned.add(seat)
+        if len(self.resigned) == 2:
+            self._credit_declarer()
+            self._end(Ending.DEFENDERS_RESIGNED)
+
+    def _absent(self, seat: int) -> None:
+        if self.declaration is None:
+            self._end(Ending.PENALTY)
+        elif seat == self.declarer:
+            self._end(Ending.DECLARER_ABSENT)
+        else:
+            self._credit_declarer()
+            self._end(Ending.DEFENDER_ABSENT)
+
+    def _credit_declarer(self) -> None:
+        """R17: the defenders concede, so every remaining trick goes to the declarer.
+
+        In null the declarer wants no tricks: conceding defenders simply lose.
+        """
+        assert self.declaration is not None
+        if self.declaration.contract is Contract.NULL:
+            return
+        remaining = self.hands[0] | self.hands[1] | self.hands[2] | mask_of(self.trick_cards)
+        if self.skat_taken and self.discard is None:
+            remaining &= ~self.skat_mask  # the undiscarded skat is counted as the skat
+        self.credited_points = points_of(remaining)
+        self.credited_tricks = 10 - len(self.tricks)
+
+    def _end(self, ending: Ending) -> None:
+        self.ending = ending
+        self.phase = Phase.DONE
+
+    # ----------------------------------------------------------- results
+    @property
+    def skat_points(self) -> int:
+        """Points of the skat as it lies: the discards, or the untouched skat (R10)."""
+        if self.discard is not None:
+            return CARD_POINTS[self.discard[0]] + CARD_POINTS[self.discard[1]]
+        return points_of(self.skat_mask)
+
+    @property
+    def declarer_points(self) -> int:
+        """Card points for the declarer: tricks, credited cards and the skat (R10, R17)."""
+        if self.declarer is None:
+            return 0
+        return self.taken_points[self.declarer] + self.credited_points + self.skat_points
+
+    @property
+    def defender_points(self) -> int:
+        if self.declarer is None:
+            return 0
+        return sum(self.taken_points) - self.taken_points[self.declarer]
+
+    @property
+    def declarer_tricks(self) -> int:
+        if self.declarer is None:
+            return 0
+        return self.taken_tricks[self.declarer] + self.credited_tricks
+
+    @property
+    def defender_tricks(self) -> int:
+        if self.declarer is None:
+            return 0
+        return len(self.tricks) - self.taken_tricks[self.declarer]
+
+    def matadors(self) -> int:
+        """Signed matadors over the declarer's dealt hand plus the original skat (R12)."""
+        if self.declarer is None or self.declaration is None:
+            return 0
+        held = mask_of(self.deal.hands[self.declarer]) | self.skat_mask
+        return matadors(held, self.declaration.contract)
+
+    def result(self) -> GameResult:
+        """The result of a finished hand; raises ValueError while it is still going."""
+        if self.phase is not Phase.DONE or self.ending is None:
+            raise ValueError("the hand is not finished")
+        if self.ending is Ending.ALL_PASSED or self.declaration is None:
+            outcome = "passed" if self.ending is Ending.ALL_PASSED else "penalty"
+            return GameResult(outcome, self.ending, self.declarer, self.bid, None, 0,
+                              0, 0, 0, 0, None)
+        declarer_conceded = self.ending in (Ending.DECLARER_RESIGNED, Ending.DECLARER_ABSENT)
+        mats = self.matadors()
+        score = score_game(
+            self.declaration,
+            bid=self.bid,
+            matadors=mats,
+            declarer_points=self.declarer_points,
+            declarer_tricks=self.declarer_tricks,
+            defender_tricks=self.defender_tricks,
+            defender_points=self.defender_points,
+            declarer_conceded=declarer_conceded,
+        )
+        return GameResult(
+            "played", self.ending, self.declarer, self.bid, self.declaration, mats,
+            self.declarer_points, self.defender_points, self.declarer_tricks,
+            self.defender_tricks, score,
+        )
+
+    def remaining_cards(self, seat: int) -> list[Card]:
+        return cards_of(self.hands[seat])
+
+
+def _suit_name(effective: int) -> str:
+    return "trumps" if effective == TRUMP else ("diamonds", "hearts", "spades", "clubs")[effective]
+
+
+_ALL_DECLARATIONS: list[Declaration] = []
+
+
+def all_declarations() -> list[Declaration]:
+    """Every distinct normalized declaration (contract x hand x announcements x ouvert)."""
+    if not _ALL_DECLARATIONS:
+        seen = set()
+        for contract in Contract:
+            for hand in (False, True):
+                for level in range(4):  # none, schneider, schwarz, ouvert
+                    if contract is Contract.NULL and level in (1, 2):
+                        continue
+                    d = Declaration.normalized(
+                        contract, hand=hand, schneider_announced=level >= 1,
+                        schwarz_announced=level >= 2, ouvert=level == 3,
+                    )
+                    if d not in seen:
+                        seen.add(d)
+                        _ALL_DECLARATIONS.append(d)
+    return list(_ALL_DECLARATIONS)
+
+
+__all__ = [
+    "DECK", "Ending", "GameResult", "GameState", "Phase", "Trick", "all_declarations",
+    "iter_bits",
+]

@@ -1,0 +1,100 @@
+"""Moves: every call, card and event a game record is made of, as small frozen values.
+
+A seat is 0 (Forehand), 1 (Middlehand) or 2 (Rearhand) in the hand being played (R1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from .cards import Card
+from .contract import Declaration
+
+FOREHAND, MIDDLEHAND, REARHAND = 0, 1, 2
+SEAT_NAMES = ("Forehand", "Middlehand", "Rearhand")
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """``seat`` names a value from the ladder (R3)."""
+
+    seat: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """The listener holds ("yes") the last bid (R4)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """``seat`` leaves the auction (R4)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PickUp:
+    """The declarer takes the skat (R5)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """The declarer lays two cards away after picking up the skat (R5)."""
+
+    seat: int
+    cards: tuple[Card, Card]
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """The declarer names the game (R5, R6)."""
+
+    seat: int
+    declaration: Declaration
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """``seat`` plays ``card`` to the current trick (R8)."""
+
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """``seat`` gives up the game (ISS ``RE``, R17)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShowCards:
+    """The declarer lays the hand open (ISS ``SC``); it does not end the game (R17)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """``seat`` ran out of time (ISS ``w TI.n``, R17)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """``seat`` left the table (ISS ``w LE.n``, R17)."""
+
+    seat: int
+
+
+AuctionCall = Union[Bid, Hold, Pass]
+Move = Union[Bid, Hold, Pass, PickUp, Discard, Declare, Play, Resign, ShowCards, TimeOut, Leave]

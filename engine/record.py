@@ -1,0 +1,82 @@
+"""An immutable, complete record of one hand that replays to the same result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cards import Card
+from .contract import Declaration
+from .deal import Deal
+from .game import GameResult, GameState, Trick
+from .moves import AuctionCall, Bid, Declare, Discard, Hold, Move, Pass, PickUp
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """The deal and every move of a hand, plus the result the rules give them.
+
+    Build it with :func:`replay` (validated) or :meth:`from_state` from a finished game;
+    the derived views (auction, declaration, tricks, ...) are read off the moves.
+    """
+
+    deal: Deal
+    moves: tuple[Move, ...]
+    result: GameResult = field(compare=False)
+    recorded: bool = False
+    extra_bids: frozenset[int] = frozenset()
+
+    @classmethod
+    def from_state(cls, state: GameState) -> GameRecord:
+        """The record of a finished :class:`GameState`."""
+        return cls(state.deal, tuple(state.moves), state.result(), state.recorded,
+                   state.auction.extra)
+
+    @property
+    def auction(self) -> tuple[AuctionCall, ...]:
+        return tuple(m for m in self.moves if isinstance(m, (Bid, Hold, Pass)))
+
+    @property
+    def declarer(self) -> int | None:
+        return self.result.declarer
+
+    @property
+    def skat_taken(self) -> bool:
+        return any(isinstance(m, PickUp) for m in self.moves)
+
+    @property
+    def declaration(self) -> Declaration | None:
+        return next((m.declaration for m in self.moves if isinstance(m, Declare)), None)
+
+    @property
+    def discard(self) -> tuple[Card, Card] | None:
+        return next((m.cards for m in self.moves if isinstance(m, Discard)), None)
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The completed tricks (a trick cut short by an early end is not included)."""
+        return tuple(self.replay_state().tricks)
+
+    def replay_state(self) -> GameState:
+        """Replay the moves through the validated path and return the final state."""
+        state = GameState(self.deal, recorded=self.recorded, extra_bids=self.extra_bids)
+        for move in self.moves:
+            state.apply(move)
+        return state
+
+
+def replay(
+    deal: Deal,
+    moves: list[Move] | tuple[Move, ...],
+    *,
+    recorded: bool = False,
+    extra_bids: frozenset[int] = frozenset(),
+) -> GameRecord:
+    """Replay ``moves`` on ``deal`` through the validated path.
+
+    Raises the :class:`~.errors.RuleError` of the first illegal move, or ValueError when the
+    moves stop before the hand is over.
+    """
+    state = GameState(deal, recorded=recorded, extra_bids=extra_bids)
+    for move in moves:
+        state.apply(move)
+    return GameRecord.from_state(state)

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up a virtual environment with every extra and run ruff and the test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e ".[dev]"
+.venv/bin/ruff check .
+.venv/bin/python -m pytest -q "$@"

@@ -1,0 +1,36 @@
+"""The ``skatlog`` command: a thin typer front over the library.
+
+Each module in :mod:`skatlog.commands` defines ``register(app)`` and adds its commands;
+the CLI parses arguments and calls the same functions tests and notebooks call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import typer
+
+from skatlog import commands
+
+app = typer.Typer(
+    name="skatlog",
+    help="Archive, validate and analyse Skat games.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+
+@app.callback()
+def _root() -> None:
+    """Archive, validate and analyse Skat games."""
+
+
+for _module in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
+    importlib.import_module(f"skatlog.commands.{_module}").register(app)
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()
