@@ -1,0 +1,1 @@
+"""skatlog.web: the club upload web app."""
