@@ -34,7 +34,7 @@ class Auction:
     ``extra_bids`` admits ISS's off-ladder values when replaying ISS records (R18).
     """
 
-    __slots__ = ("speaker", "listener", "to_act", "bid", "stage", "declarer", "done", "extra")
+    __slots__ = ("bid", "declarer", "done", "extra", "listener", "speaker", "stage", "to_act")
 
     def __init__(self, extra_bids: Collection[int] = ()) -> None:
         self.speaker = MIDDLEHAND
@@ -57,7 +57,9 @@ class Auction:
         if seat == self.listener:
             return [Hold(seat), Pass(seat)]
         start = bisect_right(BID_LADDER, self.bid)
-        return [Bid(seat, v) for v in BID_LADDER[start:]] + [Pass(seat)]
+        calls: list[AuctionCall] = [Bid(seat, v) for v in BID_LADDER[start:]]
+        calls.append(Pass(seat))
+        return calls
 
     def check(self, call: AuctionCall) -> None:
         """Raise a typed error unless ``call`` is legal now (R3, R4)."""

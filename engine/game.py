@@ -40,7 +40,7 @@ from .moves import (
     ShowCards,
     TimeOut,
 )
-from .scoring import score_game
+from .scoring import Score, score_game
 from .tricks import EFFECTIVE, FOLLOW_MASK, TRUMP, legal_mask, matadors, trick_winner
 
 
@@ -193,7 +193,8 @@ class GameState:
             return []
         if self.phase is Phase.SKAT:
             decls = [d for d in all_declarations() if d.hand and self._declaration_ok(d)]
-            return [PickUp(seat)] + [Declare(seat, d) for d in decls]
+            skat_moves: list[Move] = [PickUp(seat)]
+            return skat_moves + [Declare(seat, d) for d in decls]
         if self.phase is Phase.DISCARD:
             moves: list[Move] = []
             if self.discard is None:
@@ -302,11 +303,11 @@ class GameState:
         except IllegalDeclaration as err:
             err.move = move
             raise
-        if move.declaration.contract is Contract.NULL and not self.recorded:
-            if move.declaration.base_value < self.bid:
-                raise IllegalDeclaration(
-                    f"{move.declaration} is worth {move.declaration.base_value},"
-                    f" below the bid of {self.bid}", rule="R7", move=move)
+        null = move.declaration.contract is Contract.NULL
+        if null and not self.recorded and move.declaration.base_value < self.bid:
+            raise IllegalDeclaration(
+                f"{move.declaration} is worth {move.declaration.base_value},"
+                f" below the bid of {self.bid}", rule="R7", move=move)
 
     def _declaration_ok(self, declaration: Declaration) -> bool:
         try:

@@ -6,7 +6,6 @@ A seat is 0 (Forehand), 1 (Middlehand) or 2 (Rearhand) in the hand being played 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from .cards import Card
 from .contract import Declaration
@@ -96,5 +95,5 @@ class Leave:
     seat: int
 
 
-AuctionCall = Union[Bid, Hold, Pass]
-Move = Union[Bid, Hold, Pass, PickUp, Discard, Declare, Play, Resign, ShowCards, TimeOut, Leave]
+AuctionCall = Bid | Hold | Pass
+Move = Bid | Hold | Pass | PickUp | Discard | Declare | Play | Resign | ShowCards | TimeOut | Leave

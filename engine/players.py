@@ -11,7 +11,7 @@ from typing import Protocol
 
 from .deal import Deal
 from .game import GameState, Phase
-from .moves import Move
+from .moves import Move, Play
 from .record import GameRecord
 
 
@@ -36,6 +36,10 @@ class RandomPlayer:
         self.step_bids = step_bids
 
     def choose(self, state: GameState, rng: random.Random) -> Move:
+        if state.phase is Phase.PLAY:  # same choice as over legal_moves(), without the Plays
+            seat = state.to_move
+            assert seat is not None
+            return Play(seat, rng.choice(state.legal_cards()))
         moves = state.legal_moves()
         if self.step_bids and state.phase is Phase.AUCTION and len(moves) > 2:
             moves = [moves[0], moves[-1]]  # the lowest bid, or pass

@@ -78,7 +78,7 @@ class Session:
         """Every player with the highest total (ties shared, R2)."""
         totals = self.totals()
         best = max(totals)
-        return [name for name, total in zip(self.players, totals) if total == best]
+        return [name for name, total in zip(self.players, totals, strict=False) if total == best]
 
 
 def play_session(

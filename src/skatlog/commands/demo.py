@@ -41,8 +41,8 @@ def demo(
         position = hand.declarer_position
         if position is None:
             running_cells = [str(t) for t in running]
-            table.add_row(str(hand.number), names[hand.dealer], "-", "-", "all passed", "", "",
-                          "skipped", *running_cells)
+            table.add_row(str(hand.number), names[hand.dealer], "-", "-", "all passed", "",
+                          "", "skipped", *running_cells)
             continue
         running[position] += result.value
         assert result.score is not None and result.declaration is not None
@@ -56,6 +56,6 @@ def demo(
         )
     console.print(table)
     totals = session.totals()
-    console.print("Totals: " + ", ".join(f"{n} {t:+d}" for n, t in zip(names, totals)))
+    console.print("Totals: " + ", ".join(f"{n} {t:+d}" for n, t in zip(names, totals, strict=True)))
     console.print("Winner" + ("s" if len(session.winners()) > 1 else "") + ": "
                   + ", ".join(session.winners()))

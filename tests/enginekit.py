@@ -1,0 +1,52 @@
+"""Small builders for engine tests: deals with chosen cards, and hands driven to play."""
+
+from __future__ import annotations
+
+from skatlog.engine import (
+    Bid,
+    Card,
+    Contract,
+    Deal,
+    Declaration,
+    Declare,
+    Discard,
+    GameState,
+    Pass,
+    PickUp,
+    parse_cards,
+)
+
+
+def make_deal(fh: str = "", mh: str = "", rh: str = "", skat: str = "") -> Deal:
+    """A deal whose hands start with the given cards (``"CJ.SJ"``); the rest fill in order."""
+    parts = [parse_cards(x) for x in (fh, mh, rh, skat)]
+    used = {c for part in parts for c in part}
+    rest = [c for c in Card if c not in used]
+    sizes = (10, 10, 10, 2)
+    full: list[Card] = []
+    for part, size in zip(parts, sizes, strict=False):
+        need = size - len(part)
+        full += part + rest[:need]
+        rest = rest[need:]
+    return Deal.from_cards(full)
+
+
+def forehand_declares(
+    deal: Deal,
+    contract: Contract,
+    *,
+    hand: bool = True,
+    discard: str = "",
+    recorded: bool = False,
+    **announcements: bool,
+) -> GameState:
+    """Middlehand and Rearhand pass, Forehand takes the game at 18 and declares (R4)."""
+    state = GameState(deal, recorded=recorded)
+    for move in (Pass(1), Pass(2), Bid(0, 18)):
+        state.apply(move)
+    if not hand:
+        state.apply(PickUp(0))
+        a, b = parse_cards(discard)
+        state.apply(Discard(0, (a, b)))
+    state.apply(Declare(0, Declaration.normalized(contract, hand=hand, **announcements)))
+    return state
