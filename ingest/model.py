@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from skatlog.engine.deal import Deal
+from skatlog.engine.moves import Move
 from skatlog.engine.record import GameRecord
 
 #: Stable error codes (issue "Game-log formats ..."): every diagnostic carries one.
@@ -27,6 +29,9 @@ ERROR_CODES = (
     "corrupt_card",
     "score_mismatch",
 )
+
+#: Codes of warnings: the game is valid, but a reader should know (R18).
+WARNING_CODES = ("off_ladder_bid", "implied_resign", "bad_date")
 
 #: How a recomputed value compares with the one the log claims.
 VALUE_CHECKS = ("ok", "iss_convention", "score_mismatch", "not_recorded")
@@ -81,6 +86,62 @@ class RecordedResult:
     schneider: bool | None = None
     schwarz: bool | None = None
     raw: str = ""
+
+
+class LogError(ValueError):
+    """A typed reading error (raised by the strict helpers; readers return GameError data).
+
+    ``code`` is one of :data:`ERROR_CODES`; ``line`` is 1-based (0 when unknown) and ``move``
+    the move number (deal = 0) when the error sits in a move.
+    """
+
+    def __init__(self, code: str, message: str, *, line: int = 0, move: int | None = None,
+                 rule: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.move = move
+        self.rule = rule
+
+    def as_error(self, line: int | None = None) -> GameError:
+        """The same diagnostic as :class:`GameError` data."""
+        return GameError(self.code, self.message, self.line if line is None else line,
+                         self.move, self.rule)
+
+
+class LogSyntaxError(LogError):
+    """Text that is not a well-formed record (codes ``syntax``, ``truncated``,
+    ``corrupt_card``, ``bad_deal``)."""
+
+
+@dataclass(slots=True)
+class ParsedGame:
+    """A record as read, before the replay: the deal and the engine moves, each with its move
+    number (deal = 0; ISS numbers one ``<who> <action>`` pair per move, so a combined
+    ``D.ST.H8`` yields a Discard and a Declare under one number).
+
+    ``errors`` holds what reading found (syntax, truncation, corrupt cards); the replay in
+    :mod:`skatlog.ingest.validate` adds the rule errors and turns this into a :class:`LogGame`.
+    ``recorded_log`` selects R17's early endings (ISS records); ``extra_bids`` admits R18's
+    off-ladder ISS bids.
+    """
+
+    source: str
+    line: int
+    raw: str
+    format: str
+    meta: GameMeta = GameMeta()
+    deal: Deal | None = None
+    moves: list[tuple[int, Move]] = field(default_factory=list)
+    recorded: RecordedResult | None = None
+    recorded_log: bool = False
+    extra_bids: frozenset[int] = frozenset()
+    errors: list[GameError] = field(default_factory=list)
+    warnings: list[GameError] = field(default_factory=list)
+    complete: bool = True  # False when the text stops before the record's end
+    last_move: int = 0  # highest move number read
+    extra: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,188 @@
+"""Where log text comes from: files or directories, plain or compressed, read line by line.
+
+A source is streamed (never read whole into memory): :func:`iter_records` cuts it into raw
+records, one ISS record (possibly spread over several lines) or one JSON line each, with the
+1-based line where the record starts. The format is detected from the first meaningful line
+(``(;`` -> ISS, ``{`` -> skatlog JSON Lines) unless the caller names it.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+FORMATS = ("auto", "iss", "jsonl")
+
+#: Suffixes a directory walk picks up (explicitly named files are always read).
+LOG_SUFFIXES = (".sgf", ".iss", ".txt", ".jsonl", ".ndjson", ".skatlog")
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zst")
+
+
+class SourceError(ValueError):
+    """A path that cannot be read as a log (missing, unreadable, unknown format name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """One record's text as found in a source, and where it starts."""
+
+    source: str
+    line: int
+    text: str
+    format: str  # "iss", "jsonl" or "unknown"
+    complete: bool = True  # False: an ISS record cut off by the end of input or the next record
+
+
+def open_text(path: Path) -> TextIO:
+    """Open ``path`` for streaming text, decompressing ``.gz``, ``.bz2`` or ``.zst``.
+
+    Undecodable bytes become U+FFFD so a damaged file yields syntax errors, not a crash.
+    """
+    name = path.name.lower()
+    try:
+        if name.endswith(".gz"):
+            return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+        if name.endswith(".bz2"):
+            return bz2.open(path, "rt", encoding="utf-8", errors="replace")
+        if name.endswith(".zst"):
+            import zstandard
+
+            raw = path.open("rb")
+            reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+            return io.TextIOWrapper(reader, encoding="utf-8", errors="replace")
+        return path.open("r", encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise SourceError(f"{path}: cannot open: {err.strerror or err}") from err
+
+
+def is_log_file(path: Path) -> bool:
+    """True for the file names a directory walk reads (``*.sgf``, ``*.jsonl.gz``, ...)."""
+    name = path.name.lower()
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return name.endswith(LOG_SUFFIXES)
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files named directly, plus the log files under named directories (recursive, sorted).
+
+    Raises :class:`SourceError` for a path that does not exist.
+    """
+    files: list[Path] = []
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and is_log_file(p))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise SourceError(f"{path}: no such file or directory")
+    return files
+
+
+def detect_format(line: str) -> str:
+    """``iss`` for a line starting ``(``, ``jsonl`` for ``{``, else ``unknown``."""
+    text = line.lstrip("\ufeff \t\r\n")
+    if text.startswith("("):
+        return "iss"
+    if text.startswith("{"):
+        return "jsonl"
+    return "unknown"
+
+
+def strip_comment(line: str, open_tag: str | None = None) -> tuple[str, str | None]:
+    """Drop a ``#`` comment (ISS.md) from one line of an ISS record.
+
+    ``#`` starts a comment outside ``[...]`` values and inside the move list ``MV[...]``
+    (moves never contain it), but not inside other values such as a player name.
+    ``open_tag`` is the tag whose value is still open from the previous line; the tag open at
+    the end of this line is returned with the text, to be passed in with the next line.
+    """
+    tag_start = 0
+    i = 0
+    length = len(line)
+    while i < length:
+        ch = line[i]
+        if open_tag is not None:
+            if ch == "\\":
+                i += 1
+            elif ch == "]":
+                open_tag = None
+                tag_start = i + 1
+            elif ch == "#" and open_tag == "MV":
+                return line[:i], open_tag
+        elif ch == "[":
+            open_tag = line[tag_start:i].strip().lstrip("(;").strip()
+        elif ch == "#":
+            return line[:i], None
+        i += 1
+    return line, open_tag
+
+
+def iter_lines_records(lines: Iterable[str], source: str, fmt: str = "auto"
+                       ) -> Iterator[RawRecord]:
+    """Cut a stream of lines into raw records (see :func:`iter_records`)."""
+    if fmt not in FORMATS:
+        raise SourceError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    buffer: list[str] = []
+    start = 0
+    open_tag: str | None = None
+    for number, line in enumerate(lines, 1):
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]  # a byte-order mark
+        if fmt == "auto":
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fmt = detect_format(line)
+        if fmt == "jsonl":
+            if line.strip():
+                yield RawRecord(source, number, line.rstrip("\r\n"), "jsonl")
+            continue
+        if fmt == "unknown":
+            if line.strip() and not line.lstrip().startswith("#"):
+                yield RawRecord(source, number, line.rstrip("\r\n"), "unknown")
+            continue
+        # ISS: a record runs from "(;" to ";)", possibly over several lines.
+        if buffer or "#" in line or not line.rstrip().endswith(";)"):
+            text, open_tag = strip_comment(line, open_tag if buffer else None)
+            text = text.strip()
+        else:
+            text = line.strip()
+        if not text:
+            continue
+        if buffer and text.startswith("(;"):  # a new record while the last one is open
+            yield RawRecord(source, start, "\n".join(buffer), "iss", complete=False)
+            buffer = []
+        if not buffer:
+            start = number
+        buffer.append(text)
+        if text.endswith(";)") or not buffer[0].startswith("("):
+            yield RawRecord(source, start, "\n".join(buffer), "iss")
+            buffer = []
+    if buffer:
+        yield RawRecord(source, start, "\n".join(buffer), "iss", complete=False)
+
+
+def iter_records(path: str | Path, fmt: str = "auto") -> Iterator[RawRecord]:
+    """Stream the raw records of one file, detecting its format when ``fmt`` is ``auto``."""
+    path = Path(path)
+    if fmt not in FORMATS:
+        raise SourceError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    handle = open_text(path)
+    try:
+        yield from iter_lines_records(handle, str(path), fmt)
+    except (OSError, EOFError) as err:  # damaged compressed data, read errors
+        raise SourceError(f"{path}: cannot read: {err}") from err
+    except Exception as err:
+        if type(err).__name__ == "ZstdError":
+            raise SourceError(f"{path}: cannot read: {err}") from err
+        raise
+    finally:
+        handle.close()

@@ -1,0 +1,169 @@
+"""skatlog/1 JSON Lines: write -> read is lossless, lines match the JSON Schema, errors are data."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skatlog.engine import (
+    GameRecord,
+    GameState,
+    Leave,
+    RandomPlayer,
+    Resign,
+    RuleError,
+    ShowCards,
+    TimeOut,
+    deal_cards,
+    play_session,
+)
+from skatlog.ingest.jsonl import read_jsonl, write_jsonl
+from skatlog.ingest.model import GameMeta, LogGame
+from skatlog.ingest.validate import iter_log_games, replay_parsed, validate_text
+
+SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "skatlog-1.schema.json")
+                    .read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def random_record(seed: int, concessions: bool = True) -> GameRecord:
+    """A random legal hand with concessions wherever the rules allow them."""
+    rng = random.Random(seed)
+    state = GameState(deal_cards(rng))
+    player = RandomPlayer(step_bids=rng.random() < 0.7)
+    while not state.finished:
+        if concessions and rng.random() < 0.04:
+            move = rng.choice([Resign, ShowCards, TimeOut, Leave])(rng.randrange(3))
+            try:
+                state.check(move)
+            except RuleError:
+                pass
+            else:
+                state.apply(move)
+                continue
+        state.apply(player.choose(state, rng))
+    return GameRecord.from_state(state)
+
+
+def reread(line: str) -> LogGame:
+    VALIDATOR.validate(json.loads(line))
+    game = replay_parsed(read_jsonl(line))
+    assert game.ok, (line, game.errors)
+    return game
+
+
+def same_game(a: LogGame, b: LogGame) -> None:
+    assert a.record is not None and b.record is not None
+    assert (a.record.deal, a.record.moves, a.record.recorded) == (b.record.deal,
+                                                                  b.record.moves,
+                                                                  b.record.recorded)
+    assert a.record.result == b.record.result
+    assert a.meta == b.meta
+    assert a.recorded == b.recorded
+
+
+def test_schema_is_a_valid_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_iss_records_round_trip_through_jsonl(iss_dir: Path) -> None:
+    count = 0
+    for game in iter_log_games([iss_dir]):
+        if not game.ok:
+            continue
+        line = write_jsonl(game)
+        again = reread(line)
+        same_game(game, again)
+        assert again.value_check == game.value_check
+        assert again.extra.get("tags") == game.extra["tags"]
+        assert json.loads(line)["rules"] == "iss"  # R17 early endings survive the trip
+        assert write_jsonl(again) == line
+        count += 1
+    assert count == 25
+
+
+names = st.text(max_size=12)
+zones = st.sampled_from([UTC, timezone(timedelta(hours=1)), timezone(timedelta(hours=-5))])
+dates = st.builds(lambda d, z: d.replace(tzinfo=z),
+                  st.datetimes(min_value=datetime(1990, 1, 1),
+                               max_value=datetime(2100, 1, 1)), zones)
+metas = st.builds(
+    GameMeta, players=st.tuples(names, names, names), played_at=st.none() | dates,
+    record_id=names, session_id=names, hand_no=st.none() | st.integers(1, 12), club=names,
+    table=names, dealer=st.none() | st.integers(0, 2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), meta=metas,
+       result=st.sampled_from(["computed", "none"]),
+       tags=st.dictionaries(st.text(max_size=4), st.text(max_size=6), max_size=2))
+def test_engine_games_round_trip(seed: int, meta: GameMeta, result: str,
+                                 tags: dict[str, str]) -> None:
+    record = random_record(seed)
+    game = LogGame(source="", line=1, raw="", format="jsonl", meta=meta, record=record,
+                   extra={"tags": tags} if tags else {})
+    line = write_jsonl(game, result=result)
+    assert "\n" not in line
+    again = reread(line)
+    same_game(LogGame(source="", line=1, raw="", format="jsonl", meta=meta, record=record,
+                      recorded=again.recorded), again)
+    assert again.extra.get("tags", {}) == tags
+    if result == "computed":
+        assert again.value_check == "ok"
+    else:
+        assert again.recorded is None and again.value_check == "not_recorded"
+
+
+def test_a_twelve_hand_session() -> None:
+    session = play_session(["Anna", "Ben", "Clara"], (RandomPlayer(step_bids=True),) * 3, 5)
+    lines = []
+    for hand in session.hands:
+        names = tuple(session.players[p] for p in hand.seats)
+        meta = GameMeta(players=names, session_id="s-5", hand_no=hand.number, club="SF 1990",
+                        table="2", dealer=2)  # type: ignore[arg-type]
+        lines.append(write_jsonl(LogGame(source="", line=0, raw="", format="jsonl",
+                                         meta=meta, record=hand.record)))
+    games = validate_text("\n".join(lines), source="s.jsonl")
+    assert [g.meta.hand_no for g in games] == list(range(1, 13))
+    assert all(g.ok and g.value_check == "ok" for g in games)
+    assert [g.record.result.value for g in games] == [  # type: ignore[union-attr]
+        h.record.result.value for h in session.hands]
+
+
+def valid_line() -> dict:
+    record = next(r for r in map(lambda s: random_record(s, False), range(100))
+                  if r.result.outcome == "played")
+    return json.loads(write_jsonl(LogGame(source="", line=0, raw="", format="jsonl",
+                                          record=record)))
+
+
+@pytest.mark.parametrize("change, code", [
+    (lambda o: o.pop("deal"), "syntax"),
+    (lambda o: o.update(format="skatlog/2"), "syntax"),
+    (lambda o: o["deal"].update(skat=o["deal"]["forehand"][:5]), "bad_deal"),
+    (lambda o: o["deal"].update(skat="??.??"), "corrupt_card"),
+    (lambda o: o["auction"].insert(0, [2, 18]), "wrong_player"),
+    (lambda o: o["auction"].__setitem__(0, [o["auction"][0][0], 19]), "illegal_bid"),
+    (lambda o: o.update(session={"id": "x", "hand": 13}), "syntax"),
+    (lambda o: o.update(concessions=[{"type": "sulk", "seat": 0, "at": 0}]), "syntax"),
+    (lambda o: o.update(tricks=[]), "truncated"),
+])
+def test_errors_are_data(change, code: str) -> None:  # type: ignore[no-untyped-def]
+    obj = valid_line()
+    change(obj)
+    text = "\n" + json.dumps(obj)
+    (game,) = validate_text(text, source="x.jsonl")
+    assert not game.ok
+    assert game.errors[0].code == code and game.errors[0].line == 2
+
+
+def test_not_json_is_a_syntax_error() -> None:
+    (game,) = validate_text('{"format": "skatlog/1", "deal": ', fmt="jsonl")
+    assert [e.code for e in game.errors] == ["syntax"]
