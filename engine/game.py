@@ -510,9 +510,10 @@ def all_declarations() -> list[Declaration]:
                 for level in range(4):  # none, schneider, schwarz, ouvert
                     if contract is Contract.NULL and level in (1, 2):
                         continue
+                    suit_or_grand = contract is not Contract.NULL
                     d = Declaration.normalized(
-                        contract, hand=hand, schneider_announced=level >= 1,
-                        schwarz_announced=level >= 2, ouvert=level == 3,
+                        contract, hand=hand, schneider_announced=suit_or_grand and level >= 1,
+                        schwarz_announced=suit_or_grand and level >= 2, ouvert=level == 3,
                     )
                     if d not in seen:
                         seen.add(d)

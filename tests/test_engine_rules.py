@@ -562,3 +562,13 @@ def test_r17_schneider_announced_ends_when_defenders_pass_thirty() -> None:
     assert not state.finished
     play(state, "SA.ST.S7")  # defenders 42 > 30
     assert state.finished and state.ending is Ending.DEFENDERS_31
+
+
+def test_r5_legal_moves_offer_every_null_variant() -> None:
+    state = GameState(make_deal())
+    for move in (Pass(1), Pass(2), Bid(0, 18)):
+        state.apply(move)
+    offered = {m.declaration for m in state.legal_moves() if isinstance(m, Declare)}
+    assert Declaration(Contract.NULL, hand=True) in offered
+    assert Declaration(Contract.NULL, hand=True, ouvert=True) in offered
+    assert len(offered) == 22  # 5 contracts x (plain, S, Z, ouvert) hand games + NH + NHO

@@ -1,0 +1,261 @@
+"""Put the "Strategy: what to bid on" advice of the rule text to the test on simulated games.
+
+Each :class:`Advice` turns one piece of advice into hand patterns over the declarer's ten
+dealt cards (the hand the bid was made on, from the archived deal and declarer seat, see
+:mod:`.hands`) and an outcome (won, or not overbid). Two kinds of test:
+
+* ``threshold``: the matching games should be won more often than not (win probability
+  with its Wilson interval against 50 %);
+* ``comparison``: the matching games should do better than a contrast group (Newcombe's
+  interval for the difference of the two rates).
+
+The verdict is plain: *supported* when the interval lies on the advice's side, *not
+supported* when it lies on the other side (or, for a comparison, pins the difference within
+±3 points of zero), otherwise *inconclusive* with the reason; groups under 30 games, and
+comparisons where every game in both groups was won (or lost), are inconclusive too. Games
+come from whatever bots played them (the report runs it on the ``rules`` bot's simulations):
+a verdict is about how the advice fares under that play, not a proof about human Skat.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from skatlog.engine import Card, Contract, Rank
+from skatlog.engine.contract import BASE_VALUES
+from skatlog.engine.tricks import matadors
+
+from .connect import where_clause
+from .hands import ACES, JACKS, SUITS, count, holds, register_hands, suit_mask
+from .stats import Proportion, difference_interval, proportion
+
+#: Fewest matching games for a verdict.
+MIN_N = 30
+#: A comparison whose interval sits within this distance of 0 shows "no real difference".
+NEGLIGIBLE = 0.03
+
+SUIT_GAME = "contract IN ('diamonds', 'hearts', 'spades', 'clubs')"
+
+
+def _trump_suit_sql(condition: str) -> str:
+    """SQL: ``condition`` (with ``{s}`` for a suit mask) holds for the declared trump suit."""
+    cases = " ".join(
+        f"WHEN '{Contract(int(s)).label}' THEN {condition.format(s=suit_mask(s), ace=1 << Card.of(s, Rank.ACE))}"  # noqa: E501
+        for s in SUITS)
+    return f"(CASE contract {cases} ELSE FALSE END)"
+
+
+def _any_suit_sql(condition: str, *, with_jack: bool = False) -> str:
+    """SQL: ``condition`` (with ``{s}``, ``{seven}``, ``{eight}``) holds for some suit."""
+    parts = [condition.format(s=suit_mask(s, with_jack=with_jack),
+                              seven=1 << Card.of(s, Rank.SEVEN),
+                              eight=1 << Card.of(s, Rank.EIGHT)) for s in SUITS]
+    return "(" + " OR ".join(parts) + ")"
+
+
+#: Two jacks and, in the declared trump suit, five or more other cards including the ace.
+TWO_JACKS_LONG_ACE = (f"{count('hand_mask', JACKS)} = 2 AND " + _trump_suit_sql(
+    "bit_count(hand_mask & {s}::BIGINT) >= 5 AND (hand_mask & {ace}::BIGINT) <> 0"))
+#: Null: a suit the declarer holds whose lowest card is the 9 or higher (no 7, no 8).
+NULL_HOLE = _any_suit_sql("((hand_mask & {s}::BIGINT) <> 0 AND "
+                          "(hand_mask & ({seven} | {eight})::BIGINT) = 0)", with_jack=True)
+#: Null: every suit the declarer holds contains its 7.
+NULL_ALL_SEVENS = "NOT " + _any_suit_sql(
+    "((hand_mask & {s}::BIGINT) <> 0 AND (hand_mask & {seven}::BIGINT) = 0)", with_jack=True)
+#: A side suit of five or more cards (jacks are not part of any suit in a grand, R8).
+LONG_SUIT = _any_suit_sql("bit_count(hand_mask & {s}::BIGINT) >= 5")
+#: The value the dealt cards promise: base value x (matadors of the dealt ten + 1), R12/R13.
+DEALT_VALUE = "base_value(contract) * (abs(dealt_matadors(hand_mask, contract)) + 1)"
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """One piece of advice as a testable claim."""
+
+    key: str
+    quote: str  # the advice, as the rule text gives it
+    claim: str  # what is measured
+    population: str  # SQL over declarer_hands: the games the claim is about
+    pattern: str  # SQL: the games the advice recommends / describes
+    contrast: str | None = None  # SQL: the comparison group (comparison tests only)
+    success: str = "won"  # SQL: what counts as a success
+    descriptive: str | None = None  # reason why only a description is possible
+
+
+ADVICE: tuple[Advice, ...] = (
+    Advice(
+        "two_jacks_suit",
+        "Two jacks and a five-card suit headed by the ace is a normal suit game.",
+        "suit games on two jacks plus five or more cards of trumps headed by the ace are won "
+        "more often than not",
+        SUIT_GAME, TWO_JACKS_LONG_ACE),
+    Advice(
+        "club_jack",
+        "The J♣ specifically is worth more than any other card because it anchors the "
+        "\"with\" count.",
+        "among suit games on exactly two jacks, holding the J♣ wins more often than not "
+        "holding it",
+        f"{SUIT_GAME} AND {count('hand_mask', JACKS)} = 2",
+        holds("hand_mask", Card.CJ), "NOT " + holds("hand_mask", Card.CJ)),
+    Advice(
+        "textbook_grand",
+        "J♣ + J♠ plus two side aces is a textbook Grand.",
+        "grands on J♣, J♠ and at least two aces are won more often than not",
+        "contract = 'grand'",
+        f"{holds('hand_mask', Card.CJ)} AND {holds('hand_mask', Card.SJ)} AND "
+        f"{count('hand_mask', ACES)} >= 2"),
+    Advice(
+        "grand_aces_not_length",
+        "Grand needs jacks and aces, not length.",
+        "among grands on two or more jacks, two or more aces without a five-card suit win "
+        "more often than a five-card suit with at most one ace",
+        f"contract = 'grand' AND {count('hand_mask', JACKS)} >= 2",
+        f"{count('hand_mask', ACES)} >= 2 AND NOT {LONG_SUIT}",
+        f"{count('hand_mask', ACES)} <= 1 AND {LONG_SUIT}"),
+    Advice(
+        "null_sevens",
+        "Null wants sevens.",
+        "null games where every suit held contains its 7 win more often than null games "
+        "with a suit lacking its 7",
+        "contract = 'null'", NULL_ALL_SEVENS, "NOT " + NULL_ALL_SEVENS),
+    Advice(
+        "null_nine_hole",
+        "A suit whose lowest card is a 9 is a hole the defenders will find.",
+        "null games without a suit whose lowest card is the 9 or higher win more often than "
+        "null games with such a suit",
+        "contract = 'null'", "NOT " + NULL_HOLE, NULL_HOLE),
+    Advice(
+        "bid_below_matadors",
+        "Bid below your matadors ... leave one multiplier of slack.",
+        "suit games and grands bid on a 'without' hand with the skat picked up avoid "
+        "overbidding more often when the bid leaves one multiplier of slack below the dealt "
+        "cards' value than when it does not",
+        "contract IN ('diamonds', 'hearts', 'spades', 'clubs', 'grand') AND NOT hand AND "
+        "dealt_matadors(hand_mask, contract) < 0",
+        f"bid <= {DEALT_VALUE} - base_value(contract)",
+        f"bid > {DEALT_VALUE} - base_value(contract)",
+        success="NOT overbid"),
+    Advice(
+        "defenders_points",
+        "As a defender, points beat tricks. You need 60, not trick count.",
+        "share of defences won (declarer lost on card points) in which the defenders took "
+        "at most half the tricks",
+        "contract IN ('diamonds', 'hearts', 'spades', 'clubs', 'grand') AND NOT won AND "
+        "NOT overbid AND NOT schneider_announced AND NOT schwarz_announced",
+        "TRUE", success="declarer_tricks >= 5",
+        descriptive="the archive holds the play that happened, not the alternatives; "
+                    "judging defender play needs paired simulations of the same deals"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The measured outcome of one :class:`Advice`."""
+
+    advice: Advice
+    matching: Proportion
+    contrast: Proportion | None
+    difference: tuple[float, float, float] | None
+    verdict: str  # "supported", "not supported", "inconclusive"
+    reason: str
+
+    def summary(self) -> str:
+        """One line: the advice key, the figures and the verdict."""
+        text = f"{self.advice.key}: {self.matching.format()}"
+        if self.contrast is not None and self.difference is not None:
+            d, lo, hi = self.difference
+            text += (f" vs {self.contrast.format()}, difference {100 * d:+.1f} points"
+                     f" [{100 * lo:+.1f}, {100 * hi:+.1f}]")
+        return f"{text} -> {self.verdict} ({self.reason})"
+
+
+def register_helpers(con: duckdb.DuckDBPyConnection) -> None:
+    """The ``declarer_hands`` view plus the functions of :func:`register_helpers_functions`."""
+    register_hands(con)
+    register_helpers_functions(con)
+
+
+def register_helpers_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """SQL functions ``base_value(contract)`` and ``dealt_matadors(mask, contract)``, both
+    answered by the engine (R5, R12) so the rules stay there."""
+
+    def base_value(label: str) -> int:
+        return BASE_VALUES[Contract.from_label(label)]
+
+    def dealt_matadors(mask: int, label: str) -> int:
+        return matadors(mask, Contract.from_label(label))
+
+    functions: tuple[tuple[str, Callable[..., int], list[Any]], ...] = (
+        ("base_value", base_value, ["VARCHAR"]),
+        ("dealt_matadors", dealt_matadors, ["BIGINT", "VARCHAR"]))
+    for name, fn, params in functions:
+        with contextlib.suppress(duckdb.Error):  # defined before on this connection
+            con.remove_function(name)
+        con.create_function(name, fn, params, "INTEGER")
+
+
+def _count(con: duckdb.DuckDBPyConnection, population: str, group: str, success: str,
+           where: str | None) -> Proportion:
+    row = con.execute(f"""
+        SELECT count(*)::BIGINT, coalesce(count_if({success}), 0)::BIGINT FROM declarer_hands
+        WHERE outcome = 'played' AND {where_clause(where)} AND ({population}) AND ({group})
+    """).fetchall()[0]
+    return proportion(int(row[1]), int(row[0]))
+
+
+def judge(advice: Advice, matching: Proportion, contrast: Proportion | None
+          ) -> tuple[tuple[float, float, float] | None, str, str]:
+    """(difference, verdict, reason) for measured groups, by the rules in the module doc."""
+    if matching.n < MIN_N or (contrast is not None and contrast.n < MIN_N):
+        smallest = min(matching.n, contrast.n if contrast else matching.n)
+        return None, "inconclusive", f"only {smallest} games in a group (need {MIN_N})"
+    if advice.descriptive:
+        return None, "inconclusive", f"descriptive only: {advice.descriptive}"
+    if contrast is None:
+        if matching.lo > 0.5:
+            return None, "supported", "won more often than not: the interval lies above 50 %"
+        if matching.hi < 0.5:
+            return None, "not supported", "lost more often than won: interval below 50 %"
+        return None, "inconclusive", "the interval includes 50 %"
+    diff = difference_interval(matching, contrast)
+    _, lo, hi = diff
+    for edge, word in ((0, "lost"), (1, "won")):
+        if matching.k == edge * matching.n and contrast.k == edge * contrast.n:
+            return diff, "inconclusive", (f"every game in both groups was {word}: the bots "
+                                          "only play such games where the outcome is certain")
+    small = f", by less than {100 * NEGLIGIBLE:.0f} points"
+    if lo > 0:
+        return diff, "supported", "the difference interval lies above 0" + (
+            small if hi < NEGLIGIBLE else "")
+    if hi < 0:
+        return diff, "not supported", "the opposite holds: the difference interval is below 0" \
+            + (small if lo > -NEGLIGIBLE else "")
+    if lo > -NEGLIGIBLE and hi < NEGLIGIBLE:
+        return diff, "not supported", (f"no difference beyond ±{100 * NEGLIGIBLE:.0f} points"
+                                       " (interval includes 0)")
+    return diff, "inconclusive", "the difference interval includes 0"
+
+
+def evaluate(con: duckdb.DuckDBPyConnection, where: str | None = None,
+             advice: tuple[Advice, ...] = ADVICE) -> list[Verdict]:
+    """Measure every piece of ``advice`` on the games selected by ``where``."""
+    register_helpers(con)
+    verdicts = []
+    for item in advice:
+        matching = _count(con, item.population, item.pattern, item.success, where)
+        contrast = (_count(con, item.population, item.contrast, item.success, where)
+                    if item.contrast else None)
+        diff, verdict, reason = judge(item, matching, contrast)
+        verdicts.append(Verdict(item, matching, contrast, diff, verdict, reason))
+    return verdicts
+
+
+def is_defined(value: float) -> bool:
+    """Whether a rate or bound is a number (NaN for empty groups)."""
+    return not math.isnan(value)

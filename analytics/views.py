@@ -1,0 +1,143 @@
+"""The archive as DuckDB views and polars LazyFrames, one call each.
+
+Both read the committed Parquet partitions in place (the manifest's list, never orphans of a
+killed ingest) without copying them. An empty archive still gives every view, with the
+right columns and no rows.
+
+``sessions`` is derived from ``games`` (grouped by ``session_id``) rather than stored, so it
+is always consistent with the games however many ingests a session's hands came in: per
+session its origin, hands, first/last time, players (sorted), their list-value totals in the
+same order (only declarers score, R16) and the winners (every player on the top total, R2).
+"""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+
+from skatlog.engine import Card
+from skatlog.ingest.archive import archive_path, committed_files
+from skatlog.ingest.schema import TABLES
+
+#: The views ``open_archive`` creates.
+VIEWS = (*TABLES, "sessions")
+
+SESSIONS_SQL = """
+WITH g AS (
+    SELECT * FROM games WHERE session_id IS NOT NULL
+), seats AS (
+    SELECT DISTINCT session_id, player FROM (
+        SELECT session_id, forehand AS player FROM g
+        UNION ALL SELECT session_id, middlehand FROM g
+        UNION ALL SELECT session_id, rearhand FROM g
+    ) WHERE player IS NOT NULL
+), scores AS (
+    SELECT session_id, declarer_name AS player, sum(value)::BIGINT AS total
+    FROM g WHERE declarer_name IS NOT NULL GROUP BY ALL
+), totals AS (
+    SELECT s.session_id, s.player, coalesce(sc.total, 0)::BIGINT AS total,
+           max(coalesce(sc.total, 0)) OVER (PARTITION BY s.session_id) AS best
+    FROM seats s LEFT JOIN scores sc USING (session_id, player)
+), per_session AS (
+    SELECT session_id,
+           list(player ORDER BY player) AS players,
+           list(total ORDER BY player) AS totals,
+           list(player ORDER BY player) FILTER (WHERE total = best) AS winners
+    FROM totals GROUP BY session_id
+), hands AS (
+    SELECT session_id, any_value(origin)::VARCHAR AS origin, count(*) AS hands,
+           count(*) FILTER (WHERE outcome = 'passed') AS passed_hands,
+           min(played_at) AS first_played_at, max(played_at) AS last_played_at
+    FROM g GROUP BY session_id
+)
+SELECT h.session_id, h.origin, h.hands, h.passed_hands, h.first_played_at,
+       h.last_played_at, p.players, p.totals, p.winners
+FROM hands h LEFT JOIN per_session p USING (session_id)
+"""
+
+_CARD_NAMES_SQL = "[" + ", ".join(f"'{c.name}'" for c in Card) + "]"
+
+
+def _sql_list(paths: list[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+def open_archive(path: str | os.PathLike[str] | None = None,
+                 connection: duckdb.DuckDBPyConnection | None = None
+                 ) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with views ``games``, ``tricks``, ``auction``, ``sessions``,
+    ``rejects`` and ``ingests`` over the archive (default ``data/archive`` or
+    ``$SKATLOG_ARCHIVE``), plus the macro ``card_name(c)`` (card index -> ISS name ``CJ``).
+
+    The views see the archive as committed when this is called.
+    """
+    root = archive_path(path)
+    con = connection if connection is not None else duckdb.connect()
+    for table, schema in TABLES.items():
+        files = [str(p) for p in committed_files(root, table)]
+        if files:
+            con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet("
+                        f"{_sql_list(files)}, union_by_name = true)")
+        else:
+            con.register(f"_empty_{table}", _plain_empty(schema))
+            con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM _empty_{table}")
+    con.execute(f"CREATE OR REPLACE VIEW sessions AS {SESSIONS_SQL}")
+    con.execute(f"CREATE OR REPLACE MACRO card_name(c) AS {_CARD_NAMES_SQL}[c + 1]")
+    return con
+
+
+def _plain_empty(schema: pa.Schema) -> pa.Table:
+    """An empty table whose dictionary columns are plain strings (as DuckDB reads Parquet)."""
+    fields = [pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+              for f in schema]
+    return pa.schema(fields).empty_table()
+
+
+def lazy_frames(path: str | os.PathLike[str] | None = None) -> dict[str, pl.LazyFrame]:
+    """The archive as polars LazyFrames: ``games``, ``tricks``, ``auction``, ``rejects`` and
+    ``ingests`` scanning the committed Parquet files (empty frames with the right schema when
+    a table has no rows yet), and ``sessions`` derived from ``games`` as in the DuckDB view."""
+    root = archive_path(path)
+    frames: dict[str, pl.LazyFrame] = {}
+    for table, schema in TABLES.items():
+        files = [str(p) for p in committed_files(root, table)]
+        if files:
+            frames[table] = pl.scan_parquet(files)
+        else:
+            frame = pl.from_arrow(schema.empty_table())
+            assert isinstance(frame, pl.DataFrame)
+            frames[table] = frame.lazy()
+    frames["sessions"] = sessions_frame(frames["games"])
+    return frames
+
+
+def sessions_frame(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Sessions from games (same columns and meaning as the ``sessions`` view, R2, R16)."""
+    g = games.filter(pl.col("session_id").is_not_null())
+    seats = pl.concat([
+        g.select("session_id", pl.col(seat).cast(pl.String).alias("player"))
+        for seat in ("forehand", "middlehand", "rearhand")
+    ]).drop_nulls("player").unique()
+    scores = (g.filter(pl.col("declarer_name").is_not_null())
+              .group_by("session_id", pl.col("declarer_name").cast(pl.String).alias("player"))
+              .agg(pl.col("value").cast(pl.Int64).sum().alias("total")))
+    totals = (seats.join(scores, on=["session_id", "player"], how="left")
+              .with_columns(pl.col("total").fill_null(0))
+              .sort("session_id", "player"))
+    per_session = totals.group_by("session_id", maintain_order=True).agg(
+        pl.col("player").alias("players"),
+        pl.col("total").alias("totals"),
+        pl.col("player").filter(pl.col("total") == pl.col("total").max()).alias("winners"),
+    )
+    hands = g.group_by("session_id").agg(
+        pl.col("origin").cast(pl.String).first().alias("origin"),
+        pl.len().cast(pl.Int64).alias("hands"),
+        (pl.col("outcome").cast(pl.String) == "passed").sum().cast(pl.Int64)
+        .alias("passed_hands"),
+        pl.col("played_at").min().alias("first_played_at"),
+        pl.col("played_at").max().alias("last_played_at"),
+    )
+    return hands.join(per_session, on="session_id", how="left")

@@ -1,0 +1,208 @@
+"""Benchmark: simulated hands per second, engine vs batch simulator vs OpenSpiel, one run.
+
+Prints hands/s and ratios for
+  (a) the reference engine: ``play_hand`` with ``RandomPlayer`` (validated path);
+  (b) the batch simulator with ``random`` and with ``rules`` bots, compute only and end to
+      end (simulation + archive rows + Parquet writing through the archive writer);
+  (c) OpenSpiel's C++ skat with uniform random bots (``pyspiel.evaluate_bots``), one
+      process and one process per core;
+plus the differential check (every simulated hand replayed through ``GameState.apply``)
+and the ``rules`` vs ``random`` comparison at mixed seats.
+
+    .venv/bin/python bench/simulate.py                      # the default run
+    .venv/bin/python bench/simulate.py --e2e-hands 100000000 --skip-verify   # the 100M run
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import tempfile
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from skatlog.engine import RandomPlayer, play_hand, seeded_deal
+from skatlog.engine.batch import simulate_batch, verify_batch
+from skatlog.engine.simulate import SimulationOptions, set_workers, simulate_to_archive
+
+
+def rate(hands: int, seconds: float) -> float:
+    return hands / seconds if seconds > 0 else float("inf")
+
+
+def line(label: str, hands: int, seconds: float, cpu: float | None = None) -> float:
+    r = rate(hands, seconds)
+    extra = f"  cpu {cpu / hands * 1e6:6.2f} us/hand" if cpu is not None else ""
+    print(f"  {label:<48} {hands:>12,} hands {seconds:8.2f} s {r:>12,.0f} hands/s{extra}",
+          flush=True)
+    return r
+
+
+def bench_engine(hands: int) -> float:
+    players = (RandomPlayer(),) * 3
+    rng = random.Random(1)
+    start = time.perf_counter()
+    for seed in range(hands):
+        play_hand(seeded_deal(seed), players, rng, checked=True)
+    return line("(a) engine play_hand, RandomPlayer", hands, time.perf_counter() - start)
+
+
+def bench_compute(bots: tuple[str, str, str], hands: int) -> float:
+    simulate_batch(1, 0, 1000, bots)  # load the compiled kernel
+    cpu = time.process_time()
+    start = time.perf_counter()
+    done = 0
+    while done < hands:
+        n = min(1_000_000, hands - done)
+        simulate_batch(1, done, n, bots)
+        done += n
+    return line(f"(b) batch compute only, {bots[0]}", hands, time.perf_counter() - start,
+                time.process_time() - cpu)
+
+
+def bench_end_to_end(bots: tuple[str, str, str], hands: int, folder: Path) -> float:
+    archive = folder / f"archive-{bots[0]}"
+    shutil.rmtree(archive, ignore_errors=True)
+    simulate_to_archive(folder / "warmup", SimulationOptions(hands=2000, seed=1, bots=bots))
+    cpu = time.process_time()
+    start = time.perf_counter()
+    summary = simulate_to_archive(archive, SimulationOptions(hands=hands, seed=1, bots=bots))
+    seconds = time.perf_counter() - start
+    size = sum(f.stat().st_size for f in archive.rglob("*.parquet"))
+    r = line(f"(b) batch end to end into archive, {bots[0]}", summary.stored, seconds,
+             time.process_time() - cpu)
+    print(f"      archive size {size / 1e6:,.0f} MB ({size / max(1, hands):.0f} bytes/hand)")
+    shutil.rmtree(archive, ignore_errors=True)
+    return r
+
+
+def _openspiel_worker(args: tuple[int, int]) -> tuple[int, float]:
+    """Play ``hands`` OpenSpiel games; returns (hands, seconds) timed after the import."""
+    import pyspiel
+
+    hands, seed = args
+    game = pyspiel.load_game("skat")
+    bots = [pyspiel.make_uniform_random_bot(p, seed + p) for p in range(3)]
+    start = time.perf_counter()
+    for k in range(hands):
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + k)
+    return hands, time.perf_counter() - start
+
+
+def bench_openspiel(hands: int, procs: int) -> float | None:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError as err:
+        print(f"  (c) OpenSpiel NOT MEASURED: open-spiel is not installed ({err}); "
+              "pip install open-spiel")
+        return None
+    done, seconds = _openspiel_worker((hands, 1))
+    single = line("(c) OpenSpiel skat, uniform random, 1 process", done, seconds)
+    if procs > 1:
+        with get_context("spawn").Pool(procs) as pool:
+            results = pool.map(_openspiel_worker, [(hands, 1000 * k) for k in range(procs)])
+        total = sum(h for h, _ in results)
+        slowest = max(t for _, t in results)
+        return max(single, line(f"(c) OpenSpiel skat, uniform random, {procs} processes",
+                                total, slowest))
+    return single
+
+
+def _verify_chunk(args: tuple[int, int, int, tuple[str, str, str]]) -> tuple[int, int]:
+    seed, start, count, bots = args
+    batch = simulate_batch(seed, start, count, bots)
+    return count, len(verify_batch(batch))
+
+
+def differential(hands: int, procs: int) -> None:
+    mixes = [("random",) * 3, ("rules",) * 3, ("rules", "rules", "random"),
+             ("rules", "random", "random")]
+    per = max(1, hands // len(mixes))
+    jobs = [(42, start, min(5000, per - start + 0), bots)
+            for bots in mixes for start in range(0, per, 5000)]
+    start = time.perf_counter()
+    with get_context("spawn").Pool(procs) as pool:
+        results = pool.map(_verify_chunk, jobs)
+    checked = sum(c for c, _ in results)
+    bad = sum(b for _, b in results)
+    print(f"  differential: {checked:,} hands (4 bot mixes) replayed through GameState.apply:"
+          f" {bad} mismatches ({time.perf_counter() - start:.0f} s)")
+
+
+def compare_bots(hands: int) -> None:
+    """Declarer success and list points per hand by bot, mixed seats (positions rotate)."""
+    for bots in (("rules", "random", "random"), ("rules", "rules", "random"),
+                 ("rules", "rules", "rules"), ("random", "random", "random")):
+        batch = simulate_batch(7, 0, hands, bots)
+        declarer = batch.column("declarer")
+        played = declarer >= 0
+        position = np.where(played, (batch.index % 3 + 1 + np.maximum(declarer, 0)) % 3, -1)
+        value = batch.column("value").astype(np.int64)
+        won = batch.column("won")
+        print(f"  bots {','.join(bots)}: {hands:,} hands, {played.mean():.1%} played")
+        for name in sorted(set(bots)):
+            seats = [p for p in range(3) if bots[p] == name]
+            mine = played & np.isin(position, seats)
+            per_hand = value[mine].sum() / (hands * len(seats))
+            print(f"    {name:<7} declarer games {int(mine.sum()):>9,}  won "
+                  f"{won[mine].mean():6.1%}  list points per hand per player "
+                  f"{per_hand:+8.2f}  per own game {value[mine].mean():+8.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--engine-hands", type=int, default=3000)
+    parser.add_argument("--compute-hands", type=int, default=2_000_000)
+    parser.add_argument("--e2e-hands", type=int, default=1_000_000)
+    parser.add_argument("--rules-e2e-hands", type=int, default=1_000_000)
+    parser.add_argument("--openspiel-hands", type=int, default=20_000)
+    parser.add_argument("--verify-hands", type=int, default=100_000)
+    parser.add_argument("--compare-hands", type=int, default=300_000)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--skip-verify", action="store_true")
+    parser.add_argument("--dir", type=Path, default=None, help="scratch directory")
+    args = parser.parse_args()
+    threads = set_workers(args.workers)
+    print(f"skatlog simulate benchmark: {os.cpu_count()} cores, {threads} numba threads, "
+          f"numba {numba.__version__}; load average {os.getloadavg()[0]:.1f}")
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="skatlog-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        engine = bench_engine(args.engine_hands)
+        compute_random = bench_compute(("random",) * 3, args.compute_hands)
+        compute_rules = bench_compute(("rules",) * 3, args.compute_hands // 4)
+        e2e_random = bench_end_to_end(("random",) * 3, args.e2e_hands, folder)
+        e2e_rules = bench_end_to_end(("rules",) * 3, args.rules_e2e_hands, folder)
+        spiel = bench_openspiel(args.openspiel_hands, threads)
+        print("ratios")
+        print(f"  batch random end to end / engine   {e2e_random / engine:10,.0f} x")
+        print(f"  batch rules end to end / engine    {e2e_rules / engine:10,.0f} x")
+        print(f"  batch random compute / engine      {compute_random / engine:10,.0f} x")
+        print(f"  batch rules compute / engine       {compute_rules / engine:10,.0f} x")
+        if spiel is not None:
+            print(f"  batch random end to end / OpenSpiel {e2e_random / spiel:9.1f} x")
+            print(f"  batch random compute / OpenSpiel    {compute_random / spiel:9.1f} x")
+            print(f"  batch rules end to end / OpenSpiel  {e2e_rules / spiel:9.1f} x")
+        print(f"  100M hands at the end-to-end random rate: {1e8 / e2e_random / 60:.1f} min; "
+              f"compute only: {1e8 / compute_random / 60:.1f} min")
+        print("targets: >= 500,000 hands/s end to end (random, 2 cores): "
+              + ("met" if e2e_random >= 500_000 else "NOT met")
+              + "; >= 10x OpenSpiel: "
+              + ("n/a" if spiel is None else ("met" if e2e_random >= 10 * spiel else "NOT met")))
+        if not args.skip_verify:
+            differential(args.verify_hands, threads)
+        compare_bots(args.compare_hands)
+    finally:
+        if args.dir is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

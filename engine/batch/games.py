@@ -1,0 +1,175 @@
+"""Batches of simulated hands as numpy arrays, and their translation into engine moves."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cards import DECK
+from ..contract import Contract, Declaration
+from ..deal import Deal
+from ..moves import Bid, Declare, Discard, Hold, Move, Pass, PickUp, Play
+from .kernel import GAME_COLUMNS, MAX_CALLS, RANDOM_BOT, RULES_BOT, simulate_into
+from .tables import CALL_HOLD, CALL_PASS, DECL_T
+
+#: Bot names understood by the batch simulator, and their codes in the kernel.
+BOT_CODES = {"random": RANDOM_BOT, "rules": RULES_BOT}
+_COL = {name: i for i, name in enumerate(GAME_COLUMNS)}
+
+
+class UnknownBot(ValueError):
+    """A bot name the simulator does not know."""
+
+
+def bot_codes(bots: tuple[str, str, str] | list[str]) -> np.ndarray:
+    """Kernel codes for three bot names (table positions 0, 1, 2)."""
+    if len(bots) != 3:
+        raise UnknownBot(f"give exactly three bots, not {len(bots)}")
+    try:
+        return np.array([BOT_CODES[b] for b in bots], dtype=np.int64)
+    except KeyError as err:
+        raise UnknownBot(
+            f"unknown bot {err.args[0]!r}; choose from {', '.join(sorted(BOT_CODES))}"
+        ) from None
+
+
+def seat_positions(index: int) -> tuple[int, int, int]:
+    """Table positions sitting Forehand, Middlehand, Rearhand in hand ``index``: the dealer
+    is position ``index % 3`` and sits Rearhand (R1, R2)."""
+    dealer = index % 3
+    return ((dealer + 1) % 3, (dealer + 2) % 3, dealer)
+
+
+@dataclass
+class BatchGames:
+    """Hands ``start .. start + len - 1`` of a simulation run (one row per hand).
+
+    ``game`` holds the :data:`~.kernel.GAME_COLUMNS`; ``calls`` the auction codes (the value
+    of a bid, 1 hold, 0 pass) with ``call_seats``; ``cards`` the cards in play order and
+    ``winners`` each trick's winning seat (-1 pads both).
+    """
+
+    seed: int
+    start: int
+    bots: tuple[str, str, str]
+    deal: np.ndarray
+    n_calls: np.ndarray
+    calls: np.ndarray
+    call_seats: np.ndarray
+    game: np.ndarray
+    discard: np.ndarray
+    cards: np.ndarray
+    winners: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.deal.shape[0])
+
+    def column(self, name: str) -> np.ndarray:
+        """One of :data:`~.kernel.GAME_COLUMNS` for every hand."""
+        return self.game[:, _COL[name]]
+
+    @property
+    def index(self) -> np.ndarray:
+        """The global hand index of every row."""
+        return np.arange(self.start, self.start + len(self), dtype=np.int64)
+
+    def deal_of(self, row: int) -> Deal:
+        return Deal.from_cards([int(c) for c in self.deal[row]])
+
+    def declaration_of(self, row: int) -> Declaration | None:
+        decl = int(self.game[row, _COL["decl"]])
+        if decl < 0:
+            return None
+        contract, hand, schneider, schwarz, ouvert = (int(x) for x in DECL_T[decl])
+        return Declaration(Contract(contract), bool(hand), bool(schneider), bool(schwarz),
+                           bool(ouvert))
+
+    def moves(self, row: int) -> list[Move]:
+        """The hand's moves as engine values, in the order they were made."""
+        moves: list[Move] = []
+        for k in range(int(self.n_calls[row])):
+            code = int(self.calls[row, k])
+            seat = int(self.call_seats[row, k])
+            if code == CALL_PASS:
+                moves.append(Pass(seat))
+            elif code == CALL_HOLD:
+                moves.append(Hold(seat))
+            else:
+                moves.append(Bid(seat, code))
+        declaration = self.declaration_of(row)
+        if declaration is None:
+            return moves
+        declarer = int(self.game[row, _COL["declarer"]])
+        declare = Declare(declarer, declaration)
+        if self.game[row, _COL["pickup"]]:
+            moves.append(PickUp(declarer))
+            discard = Discard(declarer, (DECK[int(self.discard[row, 0])],
+                                         DECK[int(self.discard[row, 1])]))
+            if self.game[row, _COL["declare_first"]]:
+                moves += [declare, discard]
+            else:
+                moves += [discard, declare]
+        else:
+            moves.append(declare)
+        leader = 0
+        for k in range(int(self.game[row, _COL["n_cards"]])):
+            trick, pos = divmod(k, 3)
+            moves.append(Play((leader + pos) % 3, DECK[int(self.cards[row, k])]))
+            if pos == 2:
+                leader = int(self.winners[row, trick])
+        return moves
+
+
+def _threads() -> int:
+    try:
+        import numba
+    except ImportError:  # pragma: no cover
+        return 1
+    return int(numba.get_num_threads())
+
+
+def _slices(count: int, threads: int) -> list[tuple[int, int]]:
+    """``count`` rows cut into at most ``threads`` contiguous slices (none when empty)."""
+    parts = max(1, min(threads, count // 2048 or 1))
+    bounds = [count * k // parts for k in range(parts + 1)]
+    return [(bounds[k], bounds[k + 1]) for k in range(parts) if bounds[k + 1] > bounds[k]]
+
+
+def simulate_batch(
+    seed: int,
+    start: int,
+    count: int,
+    bots: tuple[str, str, str] | list[str] = ("rules", "rules", "rules"),
+    threads: int | None = None,
+) -> BatchGames:
+    """Simulate hands ``start .. start + count - 1`` of the run ``seed``.
+
+    ``bots`` sit at table positions 0, 1, 2; the dealer rotates with the hand index, so every
+    bot plays every seat. The result depends only on (seed, hand index, bots), never on
+    ``threads`` (default: ``numba.get_num_threads()``, see ``simulate.set_workers``).
+    """
+    if seed < 0 or start < 0 or count < 0:
+        raise ValueError("seed, start and count must be non-negative")
+    codes = bot_codes(bots)
+    deal = np.empty((count, 32), dtype=np.int8)
+    n_calls = np.zeros(count, dtype=np.int16)
+    calls = np.zeros((count, MAX_CALLS), dtype=np.int16)
+    call_seats = np.zeros((count, MAX_CALLS), dtype=np.int8)
+    game = np.zeros((count, len(GAME_COLUMNS)), dtype=np.int16)
+    discard = np.full((count, 2), -1, dtype=np.int8)
+    cards = np.full((count, 30), -1, dtype=np.int8)
+    winners = np.full((count, 10), -1, dtype=np.int8)
+    arrays = (deal, n_calls, calls, call_seats, game, discard, cards, winners)
+    slices = _slices(count, threads if threads is not None else _threads())
+    if len(slices) == 1:
+        simulate_into(seed, start, codes, *arrays)
+    elif slices:
+        with ThreadPoolExecutor(max_workers=len(slices)) as pool:
+            jobs = [pool.submit(simulate_into, seed, start + b, codes,
+                                *(a[b:e] for a in arrays)) for b, e in slices]
+            for job in jobs:
+                job.result()
+    return BatchGames(seed, start, (bots[0], bots[1], bots[2]), deal, n_calls, calls,
+                      call_seats, game, discard, cards, winners)

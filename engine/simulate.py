@@ -1,0 +1,495 @@
+"""Simulation runs: hands from the batch simulator into the archive or a log file.
+
+A run is fixed by its :class:`SimulationOptions` (seed, number of hands, bots, sessions);
+hand ``i`` depends only on (seed, i, bots), so any split of the work -- chunks, threads,
+Dask workers -- gives identical output. Rows are built with the archive's own schema
+(:mod:`skatlog.ingest.schema`, ``origin = simulated``, ``seed`` and ``bots`` per game) and
+appended with its atomic writer (:class:`skatlog.ingest.archive.ArchiveWriter`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .batch import BatchGames, bot_codes, simulate_batch
+from .batch.encode import game_ids, moves_text
+from .batch.tables import DECL_T, POINTS_T
+from .contract import Contract
+from .session import HANDS_PER_SESSION
+
+#: Hands simulated and written per chunk: big enough for fast columnar writes.
+CHUNK = 100_000
+FILE_FORMATS = ("sgf", "jsonl")
+
+
+class SimulationError(ValueError):
+    """Bad simulation options (unknown bot, negative count, unknown output format)."""
+
+
+@dataclass(frozen=True)
+class SimulationOptions:
+    """Everything that determines a run's output."""
+
+    hands: int
+    seed: int = 1
+    bots: tuple[str, str, str] = ("rules", "rules", "rules")
+    sessions: bool = False
+
+    def __post_init__(self) -> None:
+        if self.hands < 0:
+            raise SimulationError(f"--hands must be at least 0, not {self.hands}")
+        if not 0 <= self.seed < 2**63:
+            raise SimulationError(f"--seed must be in 0 .. 2**63-1, not {self.seed}")
+        try:
+            bot_codes(self.bots)
+        except ValueError as err:
+            raise SimulationError(str(err)) from None
+
+    @property
+    def player_names(self) -> tuple[str, str, str]:
+        """Names of the three table positions: ``P1:rules``, ``P2:rules``, ``P3:random``."""
+        return (f"P1:{self.bots[0]}", f"P2:{self.bots[1]}", f"P3:{self.bots[2]}")
+
+
+def parse_bots(text: str) -> tuple[str, str, str]:
+    """``"rules,rules,random"`` -> three bot names; one name is used for all three seats."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if len(names) == 1:
+        names *= 3
+    if len(names) != 3:
+        raise SimulationError(f"--bots takes one or three names, not {text!r}")
+    try:
+        bot_codes(names)
+    except ValueError as err:
+        raise SimulationError(str(err)) from None
+    return (names[0], names[1], names[2])
+
+
+def set_workers(workers: int | None) -> int:
+    """Use ``workers`` numba threads (default: all cores); returns the number in use."""
+    import numba
+
+    available = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    if workers is None:
+        workers = available
+    if workers < 1:
+        raise SimulationError(f"--workers must be at least 1, not {workers}")
+    workers = min(workers, available)
+    numba.set_num_threads(workers)
+    return workers
+
+
+def current_workers() -> int:
+    """The number of threads :func:`set_workers` chose for this thread (numba's setting)."""
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+# ------------------------------------------------------------------ rows
+_OUTCOMES = pa.array(["played", "passed"])
+_ENDINGS = pa.array(["all_passed", "ten_tricks", "null_trick"])
+_CONTRACTS = pa.array([c.label for c in Contract])
+_KINDS = pa.array(["bid", "hold", "pass"])
+
+
+def _dict(indices: np.ndarray, dictionary: pa.Array | list[str],
+          mask: np.ndarray | None = None) -> pa.DictionaryArray:
+    values = dictionary if isinstance(dictionary, pa.Array) else pa.array(dictionary)
+    return pa.DictionaryArray.from_arrays(
+        pa.array(indices.astype(np.int32), mask=mask), values)
+
+
+def _masked(values: np.ndarray, type_: pa.DataType, mask: np.ndarray) -> pa.Array:
+    return pa.array(values, type=type_, mask=mask)
+
+
+def _hand_masks(deal: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    bits = np.left_shift(np.uint32(1), deal[:, lo:hi].astype(np.uint32))
+    return np.bitwise_or.reduce(bits, axis=1).astype(np.uint32)
+
+
+def batch_tables(batch: BatchGames, options: SimulationOptions,
+                 ingest_id: str | None = None) -> dict[str, pa.Table]:
+    """The ``games``, ``tricks`` and ``auction`` tables of a simulated batch."""
+    from skatlog.ingest.schema import table_from_columns
+
+    n = len(batch)
+    index = batch.index
+    dealer = index % 3
+    positions = [(dealer + 1 + seat) % 3 for seat in range(3)]  # seat -> table position
+    bots_by_seat = np.stack([bot_codes(options.bots)[p] for p in positions], axis=1)
+    offsets, text = moves_text(batch)
+    ids = game_ids(batch.deal, offsets, text, options.seed, bots_by_seat,
+                   salt=1 if options.sessions else 0)
+
+    col = batch.column
+    declarer = col("declarer").astype(np.int8)
+    passed = declarer < 0
+    decl = col("decl").astype(np.int64)
+    decl_rows = DECL_T[np.where(passed, 0, decl)]
+    contract = decl_rows[:, 0]
+    pickup = col("pickup").astype(bool)
+    declarer_tricks = col("declarer_tricks")
+    ending = np.where(passed, 0, np.where((contract == Contract.NULL) & (declarer_tricks > 0),
+                                          2, 1))
+    names = list(options.player_names)
+    rotations = [",".join(options.bots[(d + 1 + s) % 3] for s in range(3)) for d in range(3)]
+    discard_offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.where(pickup & ~passed, 2, 0), out=discard_offsets[1:])
+    discard_values = batch.discard[pickup & ~passed].reshape(-1).astype(np.uint8)
+    discard = pa.ListArray.from_arrays(pa.array(discard_offsets), pa.array(discard_values),
+                                       mask=pa.array(~pickup | passed))
+    const = np.zeros(n, dtype=np.int32)
+    games: dict[str, object] = {
+        "game_id": ids,
+        "origin": _dict(const, ["simulated"]),
+        "source": _dict(const, ["simulated"]),
+        "forehand": _dict(positions[0], names),
+        "middlehand": _dict(positions[1], names),
+        "rearhand": _dict(positions[2], names),
+        "dealer": np.full(n, 2, dtype=np.int8),  # the dealer sits Rearhand (R1)
+        "deal": batch.deal.astype(np.uint8),
+        "forehand_cards": _hand_masks(batch.deal, 0, 10),
+        "middlehand_cards": _hand_masks(batch.deal, 10, 20),
+        "rearhand_cards": _hand_masks(batch.deal, 20, 30),
+        "skat_cards": _hand_masks(batch.deal, 30, 32),
+        "passed": passed,
+        "outcome": _dict(passed.astype(np.int32), _OUTCOMES),
+        "ending": _dict(ending, _ENDINGS),
+        "declarer": _masked(declarer, pa.int8(), passed),
+        "declarer_name": _dict(np.choose(np.maximum(declarer, 0), positions), names, passed),
+        "contract": _dict(contract, _CONTRACTS, passed),
+        "hand": _masked(decl_rows[:, 1].astype(bool), pa.bool_(), passed),
+        "schneider_announced": _masked(decl_rows[:, 2].astype(bool), pa.bool_(), passed),
+        "schwarz_announced": _masked(decl_rows[:, 3].astype(bool), pa.bool_(), passed),
+        "ouvert": _masked(decl_rows[:, 4].astype(bool), pa.bool_(), passed),
+        "skat_taken": _masked(pickup, pa.bool_(), passed),
+        "discard": discard,
+        "bid": col("bid"),
+        "value": col("value"),
+        "value_check": _dict(const, ["not_recorded"]),
+        "moves": pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(text)),
+        "recorded_rules": np.zeros(n, dtype=bool),
+        "seed": np.full(n, options.seed, dtype=np.int64),
+        "bots": _dict(dealer, rotations),
+    }
+    for name, type_ in (("matadors", pa.int8()), ("declarer_points", pa.int16()),
+                        ("defender_points", pa.int16()), ("declarer_tricks", pa.int8()),
+                        ("defender_tricks", pa.int8()), ("game_value", pa.int16()),
+                        ("multiplier", pa.int8())):
+        games[name] = _masked(col(name), type_, passed)
+    for name in ("schneider", "schwarz", "won", "overbid"):
+        games[name] = _masked(col(name).astype(bool), pa.bool_(), passed)
+    if options.sessions:
+        session_no = index // HANDS_PER_SESSION
+        labels = [f"sim-{options.seed}-{s}" for s in range(int(session_no[0]),
+                                                            int(session_no[-1]) + 1)]
+        games["session_id"] = _dict(session_no - session_no[0], labels).cast(pa.string())
+        games["hand_no"] = (index % HANDS_PER_SESSION + 1).astype(np.int8)
+    if ingest_id is not None:
+        games["ingest_id"] = _dict(const, [ingest_id])
+
+    # tricks: one row per completed trick
+    winners = batch.winners
+    valid = winners >= 0
+    leaders = np.zeros_like(winners)
+    leaders[:, 1:] = winners[:, :-1]
+    cards = batch.cards.reshape(n, 10, 3)
+    trick_cards = cards[valid]
+    trick_leaders = leaders[valid].astype(np.uint8)
+    tricks = {
+        "game_id": np.repeat(ids, valid.sum(axis=1)),
+        "trick_no": np.broadcast_to(np.arange(1, 11, dtype=np.uint8), valid.shape)[valid],
+        "leader": trick_leaders,
+        "card1": trick_cards[:, 0].astype(np.uint8),
+        "card2": trick_cards[:, 1].astype(np.uint8),
+        "card3": trick_cards[:, 2].astype(np.uint8),
+        "seat1": trick_leaders,
+        "seat2": ((trick_leaders + 1) % 3).astype(np.uint8),
+        "seat3": ((trick_leaders + 2) % 3).astype(np.uint8),
+        "winner": winners[valid].astype(np.uint8),
+        "points": POINTS_T[trick_cards].sum(axis=1).astype(np.uint8),
+    }
+
+    # auction: one row per call; a hold repeats the bid it holds
+    width = int(batch.n_calls.max()) if n else 0
+    codes = batch.calls[:, :width]
+    in_auction = np.arange(width) < batch.n_calls[:, None]
+    current = np.maximum.accumulate(codes, axis=1)
+    flat_codes = codes[in_auction]
+    kind = np.where(flat_codes == 0, 2, np.where(flat_codes == 1, 1, 0))
+    auction = {
+        "game_id": np.repeat(ids, batch.n_calls),
+        "call_no": np.broadcast_to(np.arange(1, width + 1, dtype=np.uint8),
+                                   in_auction.shape)[in_auction],
+        "seat": batch.call_seats[:, :width][in_auction].astype(np.uint8),
+        "kind": _dict(kind, _KINDS),
+        "value": _masked(current[in_auction], pa.int16(), kind == 2),
+    }
+    return {
+        "games": table_from_columns("games", games, n),
+        "tricks": table_from_columns("tricks", tricks, len(tricks["game_id"])),
+        "auction": table_from_columns("auction", auction, len(auction["game_id"])),
+    }
+
+
+# ------------------------------------------------------------------ runs
+def chunk_ranges(start: int, stop: int, chunk: int = CHUNK) -> list[tuple[int, int]]:
+    """``[start, stop)`` cut into consecutive ``(begin, end)`` ranges of at most ``chunk``."""
+    return [(b, min(b + chunk, stop)) for b in range(start, stop, chunk)]
+
+
+def iter_batches(options: SimulationOptions, start: int = 0, stop: int | None = None,
+                 chunk: int = CHUNK) -> Iterator[BatchGames]:
+    """The run's hands ``[start, stop)`` as batches, the next one simulated while the caller
+    handles the current one (numba releases the GIL)."""
+    for batch, _ in _prefetched(options, start, stop, chunk, lambda b: None):
+        yield batch
+
+
+def iter_tables(options: SimulationOptions, start: int = 0, stop: int | None = None,
+                chunk: int = CHUNK, ingest_id: str | None = None
+                ) -> Iterator[tuple[BatchGames, dict[str, pa.Table]]]:
+    """Batches with their archive tables, the next chunk simulated and converted in a
+    background thread while the caller writes the current one."""
+    yield from _prefetched(options, start, stop, chunk,
+                           lambda b: batch_tables(b, options, ingest_id))
+
+
+def _prefetched(options: SimulationOptions, start: int, stop: int | None, chunk: int,
+                convert: Callable[[BatchGames], Any]) -> Iterator[tuple[BatchGames, Any]]:
+    stop = options.hands if stop is None else stop
+    ranges = chunk_ranges(start, stop, chunk)
+    threads = current_workers()  # numba's setting is per thread: read it here, pass it on
+
+    def produce(begin: int, end: int) -> tuple[BatchGames, Any]:
+        batch = simulate_batch(options.seed, begin, end - begin, options.bots, threads=threads)
+        return batch, convert(batch)
+
+    if not ranges:
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(produce, *ranges[0])
+        for k in range(len(ranges)):
+            done = pending.result()
+            if k + 1 < len(ranges):
+                pending = pool.submit(produce, *ranges[k + 1])
+            yield done
+
+
+@dataclass
+class SimulationSummary:
+    """What a simulation run did."""
+
+    hands: int
+    seconds: float
+    stored: int = 0
+    duplicates: int = 0
+    target: str = ""
+    ingest_id: str = ""
+    played: int = 0
+    declarer_won: int = 0
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else 0.0
+
+
+Progress = Callable[[int], None]
+
+
+def _tally(summary: SimulationSummary, batch: BatchGames) -> None:
+    played = batch.column("declarer") >= 0
+    summary.played += int(played.sum())
+    summary.declarer_won += int(batch.column("won")[played].sum())
+
+
+def simulate_to_archive(
+    archive: str | os.PathLike[str] | None,
+    options: SimulationOptions,
+    *,
+    chunk: int = CHUNK,
+    on_progress: Progress | None = None,
+) -> SimulationSummary:
+    """Simulate the run into the archive as one atomic, deduplicating append."""
+    from skatlog import __version__
+    from skatlog.ingest.archive import ArchiveWriter
+    from skatlog.ingest.schema import ingest_table
+
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    summary = SimulationSummary(options.hands, 0.0)
+    with ArchiveWriter(archive) as writer:
+        summary.target = str(writer.root)
+        summary.ingest_id = writer.ingest_id
+        for batch, tables in iter_tables(options, chunk=chunk, ingest_id=writer.ingest_id):
+            counts = writer.append_games(tables)
+            summary.stored += counts.stored
+            summary.duplicates += counts.duplicates
+            _tally(summary, batch)
+            if on_progress is not None:
+                on_progress(len(batch))
+        writer.commit(ingest_table(
+            ingest_id=writer.ingest_id, kind="simulate", started_at=started,
+            finished_at=datetime.now(UTC), fmt=None, files=(), seen=options.hands,
+            stored=summary.stored, duplicates=summary.duplicates, rejected=0,
+            rejects_stored=0, rejected_by_code={}, skatlog_version=__version__))
+    summary.seconds = time.perf_counter() - clock
+    return summary
+
+
+def log_games(batch: BatchGames, options: SimulationOptions) -> Iterator[object]:
+    """The batch's hands as validated :class:`~skatlog.ingest.model.LogGame` values: each
+    one replayed through the engine's validated path (``GameState.apply``)."""
+    from skatlog.ingest.model import GameMeta, LogGame
+
+    from .record import replay
+
+    names = options.player_names
+    for row in range(len(batch)):
+        index = batch.start + row
+        dealer = index % 3
+        players = tuple(names[(dealer + 1 + s) % 3] for s in range(3))
+        bots = ",".join(options.bots[(dealer + 1 + s) % 3] for s in range(3))
+        session_id, hand_no = "", None
+        if options.sessions:
+            session_id = f"sim-{options.seed}-{index // HANDS_PER_SESSION}"
+            hand_no = index % HANDS_PER_SESSION + 1
+        record = replay(batch.deal_of(row), batch.moves(row))
+        meta = GameMeta(players=players, session_id=session_id,  # type: ignore[arg-type]
+                        hand_no=hand_no, dealer=2, record_id=f"sim-{options.seed}-{index}")
+        yield LogGame(source="simulated", line=0, raw="", format="simulated", meta=meta,
+                      record=record,
+                      extra={"tags": {"seed": str(options.seed), "bots": bots,
+                                      "hand": str(index)}})
+
+
+def file_format(path: str | os.PathLike[str]) -> str:
+    """``sgf`` (ISS) or ``jsonl`` from the output file's name; SimulationError otherwise."""
+    target = Path(path)
+    suffix = target.suffix.lower().lstrip(".")
+    if suffix not in FILE_FORMATS:
+        raise SimulationError(f"--out must end in .sgf or .jsonl, not {target.name!r}")
+    return suffix
+
+
+def simulate_to_file(
+    path: str | os.PathLike[str],
+    options: SimulationOptions,
+    *,
+    chunk: int = CHUNK,
+    on_progress: Progress | None = None,
+) -> SimulationSummary:
+    """Simulate the run into an ISS (``.sgf``) or skatlog JSONL (``.jsonl``) log file,
+    written to a temporary name and renamed when complete."""
+    from skatlog.ingest.iss import write_iss
+    from skatlog.ingest.jsonl import write_jsonl
+
+    target = Path(path)
+    writer = write_iss if file_format(target) == "sgf" else write_jsonl
+    clock = time.perf_counter()
+    summary = SimulationSummary(options.hands, 0.0, target=str(target))
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as out:
+            for batch in iter_batches(options, chunk=min(chunk, 20_000)):
+                for game in log_games(batch, options):
+                    out.write(writer(game, result="computed"))  # type: ignore[arg-type]
+                    out.write("\n")
+                summary.stored += len(batch)
+                _tally(summary, batch)
+                if on_progress is not None:
+                    on_progress(len(batch))
+        os.replace(tmp, target)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise SimulationError(f"cannot write {target}: {err.strerror}") from err
+    summary.seconds = time.perf_counter() - clock
+    return summary
+
+
+# ------------------------------------------------------------------ checking stored runs
+_CHECKED = ("value", "won", "overbid", "bid", "declarer", "matadors", "declarer_points",
+            "defender_points", "declarer_tricks", "defender_tricks", "game_value",
+            "multiplier", "schneider", "schwarz")
+
+
+def _verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
+    """Replay stored games through ``GameState.apply`` and compare the stored results."""
+    from skatlog.ingest.schema import decode_moves
+
+    from .deal import Deal
+    from .game import GameState
+
+    problems: list[str] = []
+    count = len(columns["game_id"])
+    for row in range(count):
+        game_id = columns["game_id"][row]
+        try:
+            state = GameState(Deal.from_cards(columns["deal"][row]))
+            for move in decode_moves(columns["moves"][row]):
+                state.apply(move)
+            result = state.result()
+        except ValueError as err:
+            problems.append(f"{game_id}: {type(err).__name__}: {err}")
+            continue
+        score = result.score
+        got = {"value": result.value, "bid": result.bid, "declarer": result.declarer,
+               "won": score.won if score else None,
+               "overbid": score.overbid if score else None,
+               "game_value": score.game_value if score else None,
+               "multiplier": score.multiplier if score else None,
+               "schneider": score.schneider if score else None,
+               "schwarz": score.schwarz if score else None}
+        for name in ("matadors", "declarer_points", "defender_points", "declarer_tricks",
+                     "defender_tricks"):
+            got[name] = getattr(result, name) if score else None
+        for name in _CHECKED:
+            if got[name] != columns[name][row]:
+                problems.append(f"{game_id}: {name} stored {columns[name][row]!r}, "
+                                f"engine {got[name]!r}")
+    return count, problems
+
+
+def verify_archive(archive: str | os.PathLike[str] | None, *, workers: int = 1,
+                   batch_size: int = 20_000, on_progress: Progress | None = None,
+                   ) -> tuple[int, list[str]]:
+    """Replay every game stored in the archive through the engine's validated path
+    (``GameState.apply``) and compare the stored result columns. Returns (games checked,
+    problems); ``workers`` processes share the work."""
+    from multiprocessing import get_context
+
+    from skatlog.ingest.archive import archive_path
+    from skatlog.ingest.archive import iter_batches as archive_batches
+
+    columns = ["game_id", "deal", "moves", *_CHECKED]
+    batches = (b.to_pydict() for b in archive_batches(archive_path(archive), "games",
+                                                      batch_size=batch_size, columns=columns))
+    checked = 0
+    problems: list[str] = []
+    if workers <= 1:
+        results: Iterator[tuple[int, list[str]]] = map(_verify_rows, batches)
+        for count, found in results:
+            checked += count
+            problems += found
+            if on_progress is not None:
+                on_progress(count)
+        return checked, problems
+    with get_context("spawn").Pool(workers) as pool:
+        for count, found in pool.imap(_verify_rows, batches):
+            checked += count
+            problems += found
+            if on_progress is not None:
+                on_progress(count)
+    return checked, problems

@@ -1,0 +1,535 @@
+"""The Parquet archive: append-only partitions per table, made visible by one manifest commit.
+
+Layout of an archive directory (default ``data/archive/``, else ``$SKATLOG_ARCHIVE`` or a
+``--archive DIR`` flag)::
+
+    manifest.json          committed partitions per table; replaced atomically, written last
+    .lock                  file lock serialising writers (readers never take it)
+    games/part-<ingest_id>-<n>.parquet
+    tricks/ auction/ rejects/ ingests/   likewise
+
+A write (:class:`ArchiveWriter`) takes the lock, deletes orphan partitions left by a killed
+run, writes its new partition files, fsyncs them, then writes ``manifest.json.tmp``, fsyncs it
+and renames it over ``manifest.json``. Readers only look at the files the manifest lists, so a
+crash or SIGKILL at any point leaves the archive exactly as it was before the run, and a
+rerun completes. Game ids (and reject ids) already in the archive or earlier in the same run
+are counted as duplicates and not written again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from filelock import FileLock, Timeout
+
+from .schema import SCHEMA_VERSION, TABLES, SchemaError
+
+DEFAULT_ARCHIVE = Path("data") / "archive"
+ARCHIVE_ENV = "SKATLOG_ARCHIVE"
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = "skatlog-archive"
+LOCK = ".lock"
+
+#: Test hook: ``SKATLOG_ARCHIVE_PAUSE=<stage>`` makes a writer stop at ``stage`` (``batch``:
+#: after its first partition batch is on disk; ``commit``: after the temporary manifest is
+#: written, just before the rename), touch ``SKATLOG_ARCHIVE_PAUSE_FILE`` and wait until that
+#: file is deleted, so a test can SIGKILL it (or run another ingest) at a known point.
+PAUSE_ENV = "SKATLOG_ARCHIVE_PAUSE"
+PAUSE_FILE_ENV = "SKATLOG_ARCHIVE_PAUSE_FILE"
+
+#: Start a new partition file once one holds this many rows.
+ROWS_PER_FILE = {"games": 2_000_000, "tricks": 16_000_000, "auction": 16_000_000,
+                 "rejects": 1_000_000, "ingests": 1_000_000}
+
+
+#: Columns whose values are (nearly) all distinct: Parquet dictionary pages only cost time
+#: there (about half the write time of a games batch), so they are written plain.
+DISTINCT_COLUMNS = frozenset({
+    "game_id", "reject_id", "moves", "deal", "extra", "recorded_result", "raw", "errors",
+    "record_id", "played_at", "source_line", "forehand_cards", "middlehand_cards",
+    "rearhand_cards", "skat_cards", "files",
+})
+
+
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    return [name for name in schema.names if name not in DISTINCT_COLUMNS]
+
+
+class ArchiveError(RuntimeError):
+    """An archive that cannot be read or written (bad manifest, busy lock, bad batch)."""
+
+
+def archive_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The archive directory: ``path``, else ``$SKATLOG_ARCHIVE``, else ``data/archive``."""
+    if path is not None and str(path) != "":
+        return Path(path)
+    env = os.environ.get(ARCHIVE_ENV)
+    return Path(env) if env else DEFAULT_ARCHIVE
+
+
+# ------------------------------------------------------------------ manifest
+@dataclass
+class Manifest:
+    """The committed state: partition files (relative paths) and row counts per table."""
+
+    generation: int = 0
+    tables: dict[str, list[dict[str, Any]]] = field(
+        default_factory=lambda: {name: [] for name in TABLES})
+
+    def files(self, table: str) -> list[str]:
+        return [part["path"] for part in self.tables.get(table, [])]
+
+    def rows(self, table: str) -> int:
+        return sum(int(part["rows"]) for part in self.tables.get(table, []))
+
+    def to_json(self) -> str:
+        return json.dumps({"format": MANIFEST_FORMAT, "schema_version": SCHEMA_VERSION,
+                           "generation": self.generation, "tables": self.tables}, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str, where: Path) -> Manifest:
+        try:
+            data = json.loads(text)
+            if data.get("format") != MANIFEST_FORMAT:
+                raise ValueError("not a skatlog archive manifest")
+            if int(data.get("schema_version", 0)) > SCHEMA_VERSION:
+                raise ValueError(f"schema version {data['schema_version']} is newer than this"
+                                 f" skatlog's ({SCHEMA_VERSION}): upgrade skatlog")
+            tables = {name: list(data["tables"].get(name, [])) for name in TABLES}
+            return cls(int(data["generation"]), tables)
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            raise ArchiveError(f"{where}: unreadable manifest: {err}") from err
+
+
+def read_manifest(archive: str | os.PathLike[str] | None = None) -> Manifest:
+    """The committed manifest of ``archive`` (an empty one when nothing was committed)."""
+    root = archive_path(archive)
+    path = root / MANIFEST
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if root.exists() and not root.is_dir():
+            raise ArchiveError(f"{root}: not a directory") from None
+        return Manifest()
+    except OSError as err:
+        raise ArchiveError(f"{path}: cannot read: {err}") from err
+    return Manifest.from_json(text, path)
+
+
+def committed_files(archive: str | os.PathLike[str] | None, table: str) -> list[Path]:
+    """Absolute paths of ``table``'s committed partition files, oldest first."""
+    if table not in TABLES:
+        raise ArchiveError(f"unknown table {table!r}: one of {', '.join(TABLES)}")
+    root = archive_path(archive)
+    return [root / rel for rel in read_manifest(root).files(table)]
+
+
+def read_table(archive: str | os.PathLike[str] | None, table: str,
+               columns: list[str] | None = None) -> pa.Table:
+    """A committed table read whole into memory (small tables, tests); empty if none."""
+    files = committed_files(archive, table)
+    if not files:
+        empty = TABLES[table].empty_table()
+        return empty.select(columns) if columns else empty
+    return pa.concat_tables(
+        [pq.read_table(f, columns=columns, schema=TABLES[table]) for f in files])
+
+
+def iter_batches(archive: str | os.PathLike[str] | None, table: str,
+                 columns: list[str] | None = None, batch_size: int = 65_536
+                 ) -> Iterator[pa.RecordBatch]:
+    """Stream a committed table in record batches (bounded memory), in commit order."""
+    for path in committed_files(archive, table):
+        yield from pq.ParquetFile(path).iter_batches(batch_size=batch_size, columns=columns)
+
+
+# ------------------------------------------------------------------ id sets
+class IdSet:
+    """A set of int64 ids with vectorised membership, ~8 bytes per id plus a 16 MB filter.
+
+    A sorted array (``base``) plus a smaller sorted array of recent additions, merged
+    linearly; a bitmap over the ids' top 27 bits answers most "not there" questions without
+    a binary search (a Python set of nine million ints would take ~600 MB).
+    """
+
+    MERGE_AT = 1_000_000
+    FILTER_BITS = 27
+
+    def __init__(self, ids: np.ndarray | None = None) -> None:
+        self.base = _sorted_unique(ids) if ids is not None else np.empty(0, np.int64)
+        self.recent_sorted = np.empty(0, np.int64)
+        self.filter = np.zeros(1 << (self.FILTER_BITS - 3), np.uint8)
+        self._mark(self.base)
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.recent_sorted)
+
+    def _buckets(self, ids: np.ndarray) -> np.ndarray:
+        return (ids.view(np.uint64) >> np.uint64(64 - self.FILTER_BITS)).astype(np.int64)
+
+    def _mark(self, ids: np.ndarray) -> None:
+        buckets = self._buckets(ids)
+        bit = buckets & 7
+        for k in range(8):  # per bit, duplicate bytes all write the same value: no ufunc.at
+            where = buckets[bit == k] >> 3
+            self.filter[where] |= np.uint8(1 << k)
+
+    @staticmethod
+    def _member(sorted_ids: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        if not len(sorted_ids) or not len(ids):
+            return np.zeros(len(ids), bool)
+        order = np.argsort(ids)  # sorted keys make numpy's binary searches cache-friendly
+        pos = np.searchsorted(sorted_ids, ids[order])
+        pos[pos == len(sorted_ids)] = 0
+        found = np.empty(len(ids), bool)
+        found[order] = sorted_ids[pos] == ids[order]
+        return found
+
+    def contains(self, ids: np.ndarray) -> np.ndarray:
+        """Boolean mask: which of ``ids`` are in the set."""
+        ids = np.asarray(ids, dtype=np.int64)
+        buckets = self._buckets(ids)
+        maybe = ((self.filter[buckets >> 3] >> (buckets & 7).astype(np.uint8)) & 1) == 1
+        found = np.zeros(len(ids), bool)
+        if maybe.any():
+            candidates = ids[maybe]
+            found[maybe] = (self._member(self.base, candidates)
+                            | self._member(self.recent_sorted, candidates))
+        return found
+
+    def add(self, ids: np.ndarray) -> None:
+        """Add ``ids`` (assumed new): a linear merge into the sorted arrays."""
+        ids = np.sort(np.asarray(ids, dtype=np.int64))
+        self._mark(ids)
+        self.recent_sorted = np.insert(self.recent_sorted,
+                                       np.searchsorted(self.recent_sorted, ids), ids)
+        if len(self.recent_sorted) >= self.MERGE_AT:
+            self.base = np.insert(self.base, np.searchsorted(self.base, self.recent_sorted),
+                                  self.recent_sorted)
+            self.recent_sorted = np.empty(0, np.int64)
+
+    def new_mask(self, ids: np.ndarray) -> np.ndarray:
+        """Mask of ``ids`` not in the set and first of their value within ``ids``; adds them."""
+        ids = np.asarray(ids, dtype=np.int64)
+        fresh = ~self.contains(ids)
+        order = np.argsort(ids, kind="stable")
+        ordered = ids[order]
+        first = np.ones(len(ids), bool)
+        first[1:] = ordered[1:] != ordered[:-1]
+        first_mask = np.zeros(len(ids), bool)
+        first_mask[order[first]] = True  # the first occurrence of each value
+        keep = fresh & first_mask
+        self.add(ids[keep])
+        return keep
+
+
+def _sorted_unique(ids: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (np.unique is far slower on large int64 arrays in numpy 2)."""
+    ordered = np.sort(np.asarray(ids, dtype=np.int64))
+    if len(ordered) < 2:
+        return ordered
+    keep = np.ones(len(ordered), bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
+
+
+def _load_ids(root: Path, manifest: Manifest, table: str, column: str) -> IdSet:
+    chunks = []
+    for rel in manifest.files(table):
+        try:
+            chunks.append(pq.read_table(root / rel, columns=[column]).column(column).to_numpy())
+        except (OSError, pa.ArrowException) as err:
+            raise ArchiveError(f"{root / rel}: committed partition unreadable: {err}") from err
+    return IdSet(np.concatenate(chunks).astype(np.int64) if chunks else None)
+
+
+# ------------------------------------------------------------------ writing
+def _fsync_path(path: Path, directory: bool = False) -> None:
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on directories
+    finally:
+        os.close(fd)
+
+
+def _pause(stage: str) -> None:
+    """The test hook described at :data:`PAUSE_ENV`: touch the marker file, then wait until
+    it is deleted (or ``SKATLOG_ARCHIVE_PAUSE_SECONDS`` pass, default an hour)."""
+    if os.environ.get(PAUSE_ENV) != stage:
+        return
+    limit = time.monotonic() + float(os.environ.get("SKATLOG_ARCHIVE_PAUSE_SECONDS", "3600"))
+    marker = os.environ.get(PAUSE_FILE_ENV)
+    if marker:
+        Path(marker).write_text(str(os.getpid()))
+    while time.monotonic() < limit and (not marker or Path(marker).exists()):
+        time.sleep(0.05)
+
+
+def new_ingest_id() -> str:
+    """A sortable unique run id: UTC time plus 8 random hex digits."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+
+
+@dataclass
+class AppendCounts:
+    """What one append did."""
+
+    stored: int = 0
+    duplicates: int = 0
+    rejects_stored: int = 0
+    reject_duplicates: int = 0
+
+
+class ArchiveWriter:
+    """One run's exclusive, atomic write to an archive.
+
+    ``with ArchiveWriter(dir) as w: w.append(...); w.commit(ingest_row)`` -- leaving the
+    block without :meth:`commit` (an exception, a kill) leaves the archive untouched; the
+    files written so far are orphans the next writer deletes.
+    """
+
+    def __init__(self, archive: str | os.PathLike[str] | None = None, *,
+                 ingest_id: str | None = None, lock_timeout: float | None = None,
+                 on_wait: Callable[[], None] | None = None) -> None:
+        self.root = archive_path(archive)
+        self.ingest_id = ingest_id or new_ingest_id()
+        self.lock_timeout = lock_timeout
+        self.on_wait = on_wait
+        self._lock: FileLock | None = None
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._rows_in_file: dict[str, int] = {}
+        self._file_no: dict[str, int] = {}
+        self._new_parts: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+        self._open_paths: dict[str, Path] = {}
+        self._paused_batch = False
+        self.manifest = Manifest()
+        self.game_ids = IdSet()
+        self.reject_ids = IdSet()
+        self.committed = False
+
+    # -- lifecycle
+    def __enter__(self) -> ArchiveWriter:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Take the lock, drop orphans of killed runs, load the ids already stored."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ArchiveError(f"{self.root}: cannot create the archive: {err}") from err
+        if not self.root.is_dir():
+            raise ArchiveError(f"{self.root}: not a directory")
+        lock = FileLock(str(self.root / LOCK))
+        wait = -1 if self.lock_timeout is None else self.lock_timeout
+        try:
+            try:
+                lock.acquire(timeout=0.2 if self.on_wait else wait)
+            except Timeout:
+                if self.on_wait is None:
+                    raise
+                self.on_wait()
+                lock.acquire(timeout=wait)
+        except Timeout:
+            raise ArchiveError(f"{self.root}: another ingest holds the lock") from None
+        except OSError as err:
+            raise ArchiveError(f"{self.root}: cannot lock the archive: {err}") from err
+        self._lock = lock
+        try:
+            self.manifest = read_manifest(self.root)
+            self.clean_orphans()
+            self.game_ids = _load_ids(self.root, self.manifest, "games", "game_id")
+            self.reject_ids = _load_ids(self.root, self.manifest, "rejects", "reject_id")
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Abandon anything uncommitted and release the lock."""
+        for name in list(self._writers):
+            with contextlib.suppress(Exception):
+                self._writers.pop(name).close()
+        if not self.committed:
+            for parts in self._new_parts.values():
+                for part in parts:
+                    with contextlib.suppress(OSError):
+                        (self.root / part["path"]).unlink()
+            for path in self._open_paths.values():
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        self._open_paths.clear()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def clean_orphans(self) -> list[Path]:
+        """Delete partition files and temporary manifests no commit refers to."""
+        committed = {rel for name in TABLES for rel in self.manifest.files(name)}
+        removed = []
+        for name in TABLES:
+            folder = self.root / name
+            if not folder.is_dir():
+                continue
+            for path in folder.glob("*.parquet*"):
+                if f"{name}/{path.name}" not in committed:
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
+        for path in self.root.glob(MANIFEST + ".tmp*"):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+        return removed
+
+    # -- appending
+    def _check_open(self) -> None:
+        if self._lock is None:
+            raise ArchiveError("the archive writer is not open")
+        if self.committed:
+            raise ArchiveError("this run is already committed")
+
+    def write(self, table: str, data: pa.Table) -> None:
+        """Write rows to ``table``'s partition of this run, as they are (no dedupe)."""
+        self._check_open()
+        schema = TABLES[table]
+        if data.num_rows == 0:
+            return
+        if data.schema != schema:
+            try:
+                data = data.select(schema.names).cast(schema)
+            except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as err:
+                raise SchemaError(f"{table}: batch does not fit the schema: {err}") from err
+        writer = self._writers.get(table)
+        if writer is None:
+            folder = self.root / table
+            folder.mkdir(exist_ok=True)
+            number = self._file_no.get(table, 0) + 1
+            self._file_no[table] = number
+            path = folder / f"part-{self.ingest_id}-{number:04d}.parquet"
+            writer = pq.ParquetWriter(path, schema, compression="zstd",
+                                      use_dictionary=_dictionary_columns(schema))
+            self._writers[table] = writer
+            self._open_paths[table] = path
+            self._rows_in_file[table] = 0
+        writer.write_table(data, row_group_size=max(data.num_rows, 1))
+        self._rows_in_file[table] += data.num_rows
+        if self._rows_in_file[table] >= ROWS_PER_FILE[table]:
+            self._finish_file(table)
+
+    def _finish_file(self, table: str) -> None:
+        writer = self._writers.pop(table)
+        writer.close()
+        path = self._open_paths.pop(table)
+        _fsync_path(path)
+        self._new_parts[table].append({"path": f"{table}/{path.name}",
+                                       "rows": self._rows_in_file.pop(table),
+                                       "ingest_id": self.ingest_id})
+
+    def append_games(self, tables: Mapping[str, pa.Table]) -> AppendCounts:
+        """Append ``games`` (+ their ``tricks`` and ``auction``) rows, skipping known ids.
+
+        Rows of ``tricks``/``auction`` are kept exactly for the games that are stored.
+        """
+        self._check_open()
+        counts = AppendCounts()
+        games = tables.get("games")
+        if games is None or games.num_rows == 0:
+            return counts
+        ids = games.column("game_id").to_numpy().astype(np.int64)
+        keep = self.game_ids.new_mask(ids)
+        counts.stored = int(keep.sum())
+        counts.duplicates = len(ids) - counts.stored
+        if counts.stored == 0:
+            return counts
+        if counts.duplicates:
+            games = games.filter(pa.array(keep))
+            kept_ids = pa.array(ids[keep])
+        self.write("games", games)
+        for child in ("tricks", "auction"):
+            rows = tables.get(child)
+            if rows is None or rows.num_rows == 0:
+                continue
+            if counts.duplicates:
+                rows = rows.filter(pc.is_in(rows.column("game_id"), value_set=kept_ids))
+            self.write(child, rows)
+        self.batch_done()
+        return counts
+
+    def append_rejects(self, rejects: pa.Table) -> AppendCounts:
+        """Append ``rejects`` rows, skipping reject ids already stored."""
+        self._check_open()
+        counts = AppendCounts()
+        if rejects.num_rows == 0:
+            return counts
+        ids = rejects.column("reject_id").to_numpy().astype(np.int64)
+        keep = self.reject_ids.new_mask(ids)
+        counts.rejects_stored = int(keep.sum())
+        counts.reject_duplicates = len(ids) - counts.rejects_stored
+        if counts.rejects_stored:
+            self.write("rejects", rejects.filter(pa.array(keep))
+                       if counts.reject_duplicates else rejects)
+        return counts
+
+    def batch_done(self) -> None:
+        """Mark the end of a batch (where the ``batch`` test pause of PAUSE_ENV happens)."""
+        if (not self._paused_batch and self._writers
+                and os.environ.get(PAUSE_ENV) == "batch"):
+            self._paused_batch = True
+            for table in list(self._writers):
+                self._finish_file(table)  # make the partial files real on disk
+            _pause("batch")
+
+    # -- commit
+    def commit(self, ingest_row: pa.Table | None = None) -> Manifest:
+        """Make this run's partitions (and its ``ingests`` row) visible, atomically."""
+        self._check_open()
+        if ingest_row is not None:
+            self.write("ingests", ingest_row)
+        for table in list(self._writers):
+            self._finish_file(table)
+        for parts in self._new_parts.values():
+            for part in parts:
+                _fsync_path(self.root / part["path"])
+        for name in TABLES:
+            if self._new_parts[name]:
+                _fsync_path(self.root / name, directory=True)
+        manifest = Manifest(self.manifest.generation + 1,
+                            {name: self.manifest.tables.get(name, []) + self._new_parts[name]
+                             for name in TABLES})
+        tmp = self.root / f"{MANIFEST}.tmp-{self.ingest_id}"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(manifest.to_json())
+            handle.flush()
+            os.fsync(handle.fileno())
+        _pause("commit")
+        # Block SIGINT/SIGTERM across the rename so a Ctrl-C cannot split the commit.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            os.replace(tmp, self.root / MANIFEST)
+            self.committed = True
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        _fsync_path(self.root, directory=True)
+        self.manifest = manifest
+        return manifest

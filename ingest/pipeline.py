@@ -1,0 +1,373 @@
+"""Ingest: stream validated games into the archive in batches, atomically, with a summary.
+
+:func:`ingest_paths` reads log files (via :func:`~.validate.iter_log_games`), turns valid
+games into ``games``/``tricks``/``auction`` rows and invalid ones into ``rejects`` rows, and
+commits the run with one ``ingests`` row. Memory stays bounded: rows are built and written
+one batch at a time. :func:`ingest_games` does the same for any iterable of
+:class:`~.model.LogGame`; :func:`append_batches` appends tables the caller built already
+(the batch simulator) through the same atomic, deduplicating writer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+from skatlog import __version__
+
+from .archive import ArchiveWriter, archive_path
+from .model import GameError, LogGame
+from .schema import (
+    GameRowsBuilder,
+    RejectRowsBuilder,
+    ScannedMoves,
+    SchemaError,
+    game_id_of,
+    ingest_table,
+    scan_moves,
+    unstorable_text,
+)
+
+#: Games per batch: large enough for fast columnar writes, small enough for bounded memory.
+BATCH_SIZE = 20_000
+
+
+@dataclass
+class IngestSummary:
+    """What an ingest (or append) run did."""
+
+    ingest_id: str
+    archive: Path
+    files: int = 0
+    seen: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    rejects_stored: int = 0
+    reject_duplicates: int = 0
+    rejected_by_code: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def games_per_second(self) -> float:
+        return self.seen / self.seconds if self.seconds > 0 else 0.0
+
+    def lines(self) -> list[str]:
+        """The human summary the CLI prints."""
+        out = [
+            f"archive     {self.archive}",
+            f"files       {self.files}",
+            f"seen        {self.seen:,}",
+            f"stored      {self.stored:,}",
+            f"duplicates  {self.duplicates:,}",
+            f"rejected    {self.rejected:,}"
+            + (f" ({self.rejects_stored:,} new, {self.reject_duplicates:,} already quarantined)"
+               if self.rejected else ""),
+        ]
+        out += [f"  {code:<20} {count:,}" for code, count in sorted(self.rejected_by_code.items())]
+        out.append(f"time        {self.seconds:.2f} s ({self.games_per_second:,.0f} games/s)")
+        return out
+
+
+class RateColumn(ProgressColumn):
+    """Games per second so far."""
+
+    def render(self, task: Task) -> Text:
+        elapsed = task.finished_time if task.finished else task.elapsed
+        rate = task.completed / elapsed if elapsed else 0.0
+        return Text(f"{rate:,.0f} games/s", style="progress.data.speed")
+
+
+def _progress(console: Console | None) -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,} games"),
+        RateColumn(),
+        TimeElapsedColumn(),
+        console=console or Console(stderr=True),
+        transient=False,
+    )
+
+
+def file_digest(path: Path) -> tuple[str, str, int]:
+    """(path, sha256 of the bytes as stored, size in bytes) of one input file."""
+    with open(path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return (str(path), digest, path.stat().st_size)
+
+
+class _Run:
+    """One run's counters and batch buffers around an open :class:`ArchiveWriter`."""
+
+    def __init__(self, writer: ArchiveWriter, summary: IngestSummary) -> None:
+        self.writer = writer
+        self.summary = summary
+        self.rows = GameRowsBuilder(writer.ingest_id)
+        self.rejects = RejectRowsBuilder(writer.ingest_id)
+        self.by_code: Counter[str] = Counter()
+        self.pending: list[tuple[LogGame, ScannedMoves, int]] = []
+
+    def add(self, game: LogGame) -> None:
+        self.summary.seen += 1
+        if game.ok:
+            problem = unstorable_text(game)
+            if problem:
+                game = replace(game, errors=(GameError("syntax", problem, game.line),))
+        if game.ok:
+            assert game.record is not None
+            scanned = scan_moves(game.record.moves)
+            meta = game.meta
+            gid = game_id_of(bytes(game.record.deal.cards), scanned.text, meta.players,
+                             meta.played_at, meta.record_id, meta.session_id)
+            self.pending.append((game, scanned, gid))
+        else:
+            self._reject(game)
+
+    def _reject(self, game: LogGame) -> None:
+        self.summary.rejected += 1
+        self.by_code[game.errors[0].code if game.errors else "syntax"] += 1
+        self.rejects.add(game)
+
+    def flush(self) -> None:
+        if self.pending:
+            ids = np.fromiter((gid for _, _, gid in self.pending), np.int64, len(self.pending))
+            keep = self.writer.game_ids.new_mask(ids)
+            new_games = [item for item, new in zip(self.pending, keep.tolist(), strict=True)
+                         if new]
+            self.summary.duplicates += len(self.pending) - len(new_games)
+            for game, scanned, gid in new_games:
+                self.rows.add_log_game(game, gid, scanned)
+            try:
+                tables = self.rows.tables() if new_games else {}
+            except SchemaError:
+                tables = self._one_by_one(new_games)
+            self.summary.stored += tables["games"].num_rows if tables else 0
+            for name, table in tables.items():
+                self.writer.write(name, table)
+            self.pending.clear()
+            self.rows.clear()
+        if len(self.rejects):
+            counts = self.writer.append_rejects(self.rejects.table())
+            self.summary.rejects_stored += counts.rejects_stored
+            self.summary.reject_duplicates += counts.reject_duplicates
+            self.rejects.clear()
+        self.writer.batch_done()
+
+    def _one_by_one(self, items: list[tuple[LogGame, ScannedMoves, int]]
+                    ) -> dict[str, pa.Table]:
+        """Rows game by game, quarantining any game whose values do not fit the schema."""
+        parts: list[dict[str, pa.Table]] = []
+        for game, scanned, gid in items:
+            self.rows.clear()
+            self.rows.add_log_game(game, gid, scanned)
+            try:
+                parts.append(self.rows.tables())
+            except SchemaError as err:
+                self._reject(replace(game, errors=(GameError(
+                    "syntax", f"the game cannot be stored: {err}", game.line),)))
+        if not parts:
+            return {}
+        return {name: pa.concat_tables([p[name] for p in parts]) for name in parts[0]}
+
+
+def ingest_games(
+    games: Iterable[LogGame],
+    archive: str | os.PathLike[str] | None = None,
+    *,
+    files: Iterable[tuple[str, str, int]] = (),
+    fmt: str | None = None,
+    progress: bool = True,
+    batch_size: int = BATCH_SIZE,
+    console: Console | None = None,
+    kind: str = "ingest",
+) -> IngestSummary:
+    """Store ``games`` (validated :class:`LogGame` values) in the archive as one atomic run.
+
+    Valid games new to the archive are stored; games already stored, or seen earlier in the
+    run, count as duplicates; invalid ones go to ``rejects`` with their raw text (once per
+    distinct raw text). Nothing is visible until the final commit.
+    """
+    files = list(files)
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    out = console or Console(stderr=True)
+
+    def waiting() -> None:
+        if progress:
+            out.print(f"waiting for another ingest into {archive_path(archive)} to finish ...")
+
+    with ArchiveWriter(archive, on_wait=waiting) as writer:
+        summary = IngestSummary(writer.ingest_id, writer.root, files=len(files))
+        run = _Run(writer, summary)
+        bar = _progress(out) if progress else None
+        with bar if bar is not None else nullcontext():
+            task = bar.add_task("ingest", total=None) if bar is not None else None
+            source = None
+            for game in games:
+                run.add(game)
+                if bar is not None and task is not None:
+                    if game.source != source:
+                        source = game.source
+                        bar.update(task, description=Path(source).name or "ingest")
+                    if summary.seen % 1000 == 0:
+                        bar.update(task, completed=summary.seen)
+                if len(run.pending) + len(run.rejects) >= batch_size:
+                    run.flush()
+            run.flush()
+            if bar is not None and task is not None:
+                bar.update(task, completed=summary.seen, total=summary.seen or 1,
+                           description="ingest")
+        summary.rejected_by_code = dict(run.by_code)
+        summary.seconds = time.perf_counter() - clock
+        writer.commit(ingest_table(
+            ingest_id=writer.ingest_id, kind=kind, started_at=started,
+            finished_at=datetime.now(UTC), fmt=fmt, files=files, seen=summary.seen,
+            stored=summary.stored, duplicates=summary.duplicates, rejected=summary.rejected,
+            rejects_stored=summary.rejects_stored, rejected_by_code=summary.rejected_by_code,
+            skatlog_version=__version__,
+        ))
+    summary.seconds = time.perf_counter() - clock
+    return summary
+
+
+def ingest_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    archive: str | os.PathLike[str] | None = None,
+    fmt: str = "auto",
+    progress: bool = True,
+    *,
+    batch_size: int = BATCH_SIZE,
+    console: Console | None = None,
+    fast: bool | None = None,
+) -> IngestSummary:
+    """Ingest log files or directories (plain, .gz, .bz2, .zst) into the archive.
+
+    ``fast``: ``None`` (default) uses the compiled ISS path (:mod:`.fast`, same rows and ids)
+    for inputs of :data:`FAST_MIN_BYTES` or more when numba is installed, ``True`` always
+    when it is installed, ``False`` never. Raises :class:`~.sources.SourceError` for a
+    missing path or unknown format before anything is written.
+    """
+    from .sources import FORMATS, SourceError, expand_paths
+    from .validate import iter_log_games
+
+    if fmt not in FORMATS:
+        raise SourceError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    expanded = expand_paths([Path(p) for p in paths])
+    if _use_fast(fast, fmt, expanded):
+        return _ingest_fast(expanded, archive, progress, console)
+    try:
+        digests = [file_digest(p) for p in expanded]
+    except OSError as err:
+        raise SourceError(f"cannot read {err.filename}: {err.strerror}") from err
+    return ingest_games(iter_log_games(expanded, fmt), archive, files=digests, fmt=fmt,
+                        progress=progress, batch_size=batch_size, console=console)
+
+
+#: Inputs at least this large go through the compiled path by default (its start-up,
+#: numba's cache load and worker processes, costs about a second).
+FAST_MIN_BYTES = 32 << 20
+
+
+def _use_fast(fast: bool | None, fmt: str, files: list[Path]) -> bool:
+    if fast is False or fmt == "jsonl" or not files:
+        return False
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    if fast is True:
+        return True
+    try:
+        return sum(p.stat().st_size for p in files) >= FAST_MIN_BYTES
+    except OSError:
+        return False
+
+
+def _ingest_fast(files: list[Path], archive: str | os.PathLike[str] | None, progress: bool,
+                 console: Console | None) -> IngestSummary:
+    from .fast import ingest_iss_fast
+
+    bar = _progress(console) if progress else None
+    if bar is None:
+        return ingest_iss_fast(files, archive)
+    with bar:
+        task = bar.add_task("ingest (compiled)", total=None)
+        summary = ingest_iss_fast(files, archive,
+                                  on_progress=lambda seen: bar.update(task, completed=seen))
+        bar.update(task, completed=summary.seen, total=summary.seen or 1)
+    return summary
+
+
+def append_batches(
+    batches: Iterable[Mapping[str, pa.Table]],
+    archive: str | os.PathLike[str] | None = None,
+    *,
+    kind: str = "simulate",
+    progress: bool = False,
+    console: Console | None = None,
+    description: str = "simulate",
+) -> IngestSummary:
+    """Append already-built table batches (e.g. from the simulator) as one atomic run.
+
+    Each batch maps table names to pyarrow tables built with :mod:`.schema`
+    (``games`` with its ``tricks`` and ``auction``, optionally ``rejects``). Games whose
+    game_id is already stored are dropped with their tricks and auction rows.
+    """
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    out = console or Console(stderr=True)
+    by_code: Counter[str] = Counter()
+    with ArchiveWriter(archive) as writer:
+        summary = IngestSummary(writer.ingest_id, writer.root)
+        bar = _progress(out) if progress else None
+        with bar if bar is not None else nullcontext():
+            task = bar.add_task(description, total=None) if bar is not None else None
+            for batch in batches:
+                games = batch.get("games")
+                summary.seen += games.num_rows if games is not None else 0
+                counts = writer.append_games(batch)
+                summary.stored += counts.stored
+                summary.duplicates += counts.duplicates
+                rejects = batch.get("rejects")
+                if rejects is not None:
+                    summary.rejected += rejects.num_rows
+                    for code in rejects.column("code").to_pylist():
+                        by_code[code] += 1
+                    rc = writer.append_rejects(rejects)
+                    summary.rejects_stored += rc.rejects_stored
+                    summary.reject_duplicates += rc.reject_duplicates
+                if bar is not None and task is not None:
+                    bar.update(task, completed=summary.seen)
+        summary.seconds = time.perf_counter() - clock
+        summary.rejected_by_code = dict(by_code)
+        writer.commit(ingest_table(
+            ingest_id=writer.ingest_id, kind=kind, started_at=started,
+            finished_at=datetime.now(UTC), fmt=None, files=(), seen=summary.seen,
+            stored=summary.stored, duplicates=summary.duplicates, rejected=summary.rejected,
+            rejects_stored=summary.rejects_stored, rejected_by_code=dict(by_code),
+            skatlog_version=__version__,
+        ))
+    return summary

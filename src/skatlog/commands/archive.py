@@ -1,0 +1,203 @@
+"""``skatlog ingest``, ``skatlog query`` and ``skatlog export``: the Parquet archive from the shell.
+
+Thin wrappers: :func:`skatlog.ingest.pipeline.ingest_paths`,
+:func:`skatlog.analytics.views.open_archive` and :func:`skatlog.ingest.export.export_archive`
+do the work. User mistakes (a missing path, bad SQL, an unknown format) print one clear line
+on stderr and exit with code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import json
+import sys
+import uuid
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+ARCHIVE_HELP = "Archive directory (default: $SKATLOG_ARCHIVE, else data/archive)."
+TABLE_ROWS = 1000  # rows shown by --format table; csv/json print everything
+
+
+class LogFormat(StrEnum):
+    auto = "auto"
+    iss = "iss"
+    jsonl = "jsonl"
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+class ExportFormat(StrEnum):
+    iss = "iss"
+    jsonl = "jsonl"
+
+
+class ResultChoice(StrEnum):
+    recorded = "recorded"
+    computed = "computed"
+    auto = "auto"
+    none = "none"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest)
+    app.command("query")(query)
+    app.command("export")(export)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}",
+                                               highlight=False)
+    return typer.Exit(code)
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Log files or directories (plain, .gz, .bz2 or .zst).")],
+    archive: Annotated[Path | None, typer.Option("--archive", help=ARCHIVE_HELP)] = None,
+    fmt: Annotated[LogFormat, typer.Option("--format", help="Log format of the inputs.")
+                   ] = LogFormat.auto,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    fast: Annotated[bool | None, typer.Option(
+        "--fast/--no-fast",
+        help="Compiled ISS path (same rows); default: on for inputs of 32 MB or more.")
+    ] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", hidden=True, min=1)] = 20_000,
+) -> None:
+    """Validate log files and store their games in the Parquet archive (atomic, deduplicated)."""
+    from skatlog.ingest.archive import ArchiveError
+    from skatlog.ingest.pipeline import ingest_paths
+    from skatlog.ingest.sources import SourceError
+
+    try:
+        summary = ingest_paths(paths, archive, fmt.value, progress=not quiet,
+                               batch_size=batch_size, fast=fast)
+    except SourceError as err:
+        raise _fail(str(err)) from None
+    except ArchiveError as err:
+        raise _fail(str(err), 1) from None
+    console = Console(soft_wrap=True)
+    for line in summary.lines():
+        console.print(line, highlight=False, markup=False)
+
+
+def _existing_archive(archive: Path | None) -> Path:
+    from skatlog.ingest.archive import archive_path
+
+    root = archive_path(archive)
+    if not root.is_dir():
+        raise _fail(f"no archive at {root} (ingest some logs first, or pass --archive DIR)")
+    return root
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def query(
+    sql: Annotated[str, typer.Argument(
+        help="SQL over the views games, tricks, auction, sessions, rejects, ingests.")],
+    archive: Annotated[Path | None, typer.Option("--archive", help=ARCHIVE_HELP)] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")
+                   ] = OutputFormat.table,
+) -> None:
+    """Run SQL (DuckDB) over the archive and print the result."""
+    import duckdb
+
+    from skatlog.analytics.views import open_archive
+    from skatlog.ingest.archive import ArchiveError
+
+    root = _existing_archive(archive)
+    try:
+        con = open_archive(root)
+    except (ArchiveError, duckdb.Error) as err:
+        raise _fail(f"cannot open the archive: {err}", 1) from None
+    try:
+        cursor = con.execute(sql)
+        names = [d[0] for d in cursor.description] if cursor.description else []
+        if fmt is OutputFormat.table:
+            rows = cursor.fetchmany(TABLE_ROWS + 1)
+            _print_table(names, rows)
+        elif fmt is OutputFormat.csv:
+            writer = csv.writer(sys.stdout, lineterminator="\n")
+            writer.writerow(names)
+            while batch := cursor.fetchmany(10_000):
+                writer.writerows([_jsonable(v) for v in row] for row in batch)
+        else:
+            sys.stdout.write("[")
+            first = True
+            while batch := cursor.fetchmany(10_000):
+                for row in batch:
+                    obj = {n: _jsonable(v) for n, v in zip(names, row, strict=True)}
+                    sys.stdout.write(("\n" if first else ",\n")
+                                     + json.dumps(obj, ensure_ascii=False))
+                    first = False
+            sys.stdout.write("\n]\n")
+    except duckdb.Error as err:
+        message = str(err).strip().splitlines()
+        raise _fail("bad query: " + " ".join(line.strip() for line in message)) from None
+    finally:
+        con.close()
+
+
+def _print_table(names: list[str], rows: list[tuple[Any, ...]]) -> None:
+    console = Console()
+    table = Table(show_lines=False)
+    for name in names:
+        table.add_column(name, overflow="fold")
+    for row in rows[:TABLE_ROWS]:
+        table.add_row(*["NULL" if v is None else str(_jsonable(v)) for v in row])
+    console.print(table)
+    more = " (more rows not shown: use --format csv or json)" if len(rows) > TABLE_ROWS else ""
+    shown = min(len(rows), TABLE_ROWS)
+    console.print(f"{shown} row{'s' if shown != 1 else ''}{more}", highlight=False)
+
+
+def export(
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="iss or jsonl.")],
+    out: Annotated[Path, typer.Option("--out", help="Output file (.gz/.bz2/.zst compress).")],
+    archive: Annotated[Path | None, typer.Option("--archive", help=ARCHIVE_HELP)] = None,
+    result: Annotated[ResultChoice, typer.Option(
+        "--result",
+        help="Result to write: as recorded in the log (lossless), computed, auto, none.")
+    ] = ResultChoice.recorded,
+) -> None:
+    """Write every archived game to an ISS or skatlog JSON Lines file."""
+    from skatlog.engine import RuleError
+    from skatlog.ingest.archive import ArchiveError
+    from skatlog.ingest.export import ExportError, export_archive
+
+    root = _existing_archive(archive)
+    try:
+        count = export_archive(root, out, fmt.value, result=result.value)
+    except ExportError as err:
+        raise _fail(str(err)) from None
+    except (ArchiveError, RuleError) as err:
+        raise _fail(f"the archive could not be exported: {err}", 1) from None
+    Console(stderr=True, soft_wrap=True).print(f"exported {count:,} games to {out}",
+                                               highlight=False)

@@ -1,0 +1,479 @@
+"""The Parquet archive: schema and row builders, dedupe, atomic writes, views and export."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from skatlog.analytics.views import VIEWS, lazy_frames, open_archive
+from skatlog.engine import (
+    CARD_POINTS,
+    Bid,
+    Card,
+    Contract,
+    Declaration,
+    Declare,
+    Discard,
+    Hold,
+    Leave,
+    Pass,
+    PickUp,
+    Play,
+    RandomPlayer,
+    Resign,
+    ShowCards,
+    TimeOut,
+    deal_cards,
+    play_hand,
+    play_session,
+)
+from skatlog.engine.tricks import trick_winner
+from skatlog.ingest.archive import (
+    MANIFEST,
+    ArchiveWriter,
+    IdSet,
+    committed_files,
+    read_manifest,
+    read_table,
+)
+from skatlog.ingest.export import export_archive
+from skatlog.ingest.iss import format_iss
+from skatlog.ingest.jsonl import write_jsonl
+from skatlog.ingest.model import GameMeta, LogGame
+from skatlog.ingest.pipeline import append_batches, ingest_games, ingest_paths
+from skatlog.ingest.schema import (
+    GAMES_SCHEMA,
+    TABLES,
+    GameRowsBuilder,
+    MovesError,
+    SchemaError,
+    SimulatedMeta,
+    decode_moves,
+    encode_moves,
+    game_id_of,
+    table_from_columns,
+    trick_winners,
+)
+
+#: Columns that describe where a row was read from, not the game (export renames the source).
+SOURCE_COLUMNS = ["source", "source_line", "source_format", "warnings", "ingest_id"]
+
+
+def random_records(n: int, seed: int = 1) -> list:
+    rng = random.Random(seed)
+    players = (RandomPlayer(step_bids=True),) * 3
+    return [play_hand(deal_cards(rng), players, rng, checked=False) for _ in range(n)]
+
+
+def log_game(record, i: int, source: str = "gen.sgf") -> LogGame:
+    meta = GameMeta(players=("anna", "ben", "clara"),
+                    played_at=datetime(2024, 1, 1, tzinfo=UTC) + timedelta(minutes=i),
+                    record_id=str(1000 + i), session_id=str(i // 12))
+    return LogGame(source, i + 1, "", "iss", meta, record)
+
+
+def write_iss_file(path: Path, records, start: int = 0) -> Path:
+    lines = [format_iss(log_game(r, start + i).record, log_game(r, start + i).meta)
+             for i, r in enumerate(records)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def sorted_rows(table: pa.Table, drop: list[str] = ()) -> list[dict]:
+    keys = [n for n in ("game_id", "trick_no", "call_no") if n in table.column_names]
+    table = table.drop_columns([c for c in drop if c in table.column_names])
+    return table.sort_by([(k, "ascending") for k in keys]).to_pylist()
+
+
+# ------------------------------------------------------------------ notation and ids
+def test_moves_notation_round_trips_every_kind() -> None:
+    moves = (Bid(1, 18), Hold(0), Pass(1), Bid(2, 190), Pass(0), PickUp(2),
+             Discard(2, (Card.ST, Card.H8)), Declare(2, Declaration.from_iss("D")),
+             Declare(0, Declaration.from_iss("GO")), Declare(1, Declaration.from_iss("NOH")),
+             Declare(1, Declaration.from_iss("CHZ")), Play(0, Card.CJ), Play(1, Card.S7),
+             ShowCards(2), Resign(1), TimeOut(0), Leave(2))
+    text = encode_moves(moves)
+    assert text.split()[:3] == ["118", "0y", "1p"]
+    assert "2dST.H8" in text and "0=GO" in text and "0CJ" in text and "2SC" in text
+    assert decode_moves(text) == moves
+    for record in random_records(300):
+        assert decode_moves(encode_moves(record.moves)) == record.moves
+
+
+@pytest.mark.parametrize("bad", ["3p", "0", "0XX", "0dST", "0=Q", "0??", "x18"])
+def test_decode_refuses_bad_tokens(bad: str) -> None:
+    with pytest.raises(MovesError):
+        decode_moves(f"1p {bad}")
+
+
+def test_game_id_is_content_not_place() -> None:
+    record = random_records(1)[0]
+    a = log_game(record, 0, "a.sgf")
+    b = LogGame("elsewhere.jsonl", 77, "", "jsonl", a.meta, record)
+    builder = GameRowsBuilder()
+    assert builder.add_log_game(a) == builder.add_log_game(b)
+    moved = LogGame("a.sgf", 1, "", "iss",
+                    GameMeta(a.meta.players, a.meta.played_at + timedelta(seconds=1),
+                             a.meta.record_id, a.meta.session_id), record)
+    assert builder.add_log_game(moved) != builder.add_log_game(a)
+    naive = a.meta.played_at.replace(tzinfo=None)
+    cards = record.deal.cards
+    text = encode_moves(record.moves)
+    assert game_id_of(cards, text, played_at=naive) == game_id_of(
+        cards, text, played_at=a.meta.played_at)
+
+
+# ------------------------------------------------------------------ rows
+def test_rows_agree_with_the_engine() -> None:
+    records = random_records(400, seed=5)
+    builder = GameRowsBuilder("run-1")
+    ids = [builder.add_log_game(log_game(r, i)) for i, r in enumerate(records)]
+    tables = builder.tables()
+    for name, table in tables.items():
+        assert table.schema == TABLES[name]
+    games = {row["game_id"]: row for row in tables["games"].to_pylist()}
+    tricks = tables["tricks"].to_pylist()
+    calls = tables["auction"].to_pylist()
+    for gid, record in zip(ids, records, strict=True):
+        row = games[gid]
+        result = record.result
+        assert row["outcome"] == result.outcome and row["value"] == result.value
+        assert row["deal"] == list(record.deal.cards)
+        masks = [row[k] for k in ("forehand_cards", "middlehand_cards", "rearhand_cards")]
+        for mask, hand in zip(masks, record.deal.hands, strict=True):
+            assert mask == sum(1 << c for c in hand)
+        assert row["skat_cards"] == sum(1 << c for c in record.deal.skat)
+        assert row["ingest_id"] == "run-1" and row["origin"] == "log"
+        if result.outcome == "played":
+            assert row["contract"] == result.declaration.contract.label
+            assert row["declarer"] == result.declarer
+            assert row["declarer_name"] == ("anna", "ben", "clara")[result.declarer]
+            assert row["matadors"] == result.matadors
+            assert row["declarer_points"] == result.declarer_points
+            assert row["won"] == result.won and row["overbid"] == result.score.overbid
+            assert row["discard"] == (list(record.discard) if record.discard else None)
+        else:
+            assert row["contract"] is None and row["passed"] == (result.outcome == "passed")
+        mine = [t for t in tricks if t["game_id"] == gid]
+        assert [(t["leader"], (t["card1"], t["card2"], t["card3"]), t["winner"], t["points"])
+                for t in mine] == [(t.leader, tuple(t.cards), t.winner, t.points)
+                                   for t in record.tricks]
+        assert [t["trick_no"] for t in mine] == list(range(1, len(mine) + 1))
+        my_calls = [(c["seat"], c["kind"], c["value"]) for c in calls if c["game_id"] == gid]
+        expected = []
+        current = 0
+        for call in record.auction:
+            if isinstance(call, Bid):
+                current = call.value
+                expected.append((call.seat, "bid", call.value))
+            elif isinstance(call, Hold):
+                expected.append((call.seat, "hold", current))
+            else:
+                expected.append((call.seat, "pass", None))
+        assert my_calls == expected
+
+
+def test_vectorised_trick_winners_equal_the_engine() -> None:
+    """Differential test: the numpy winners against engine.tricks.trick_winner (R8)."""
+    rng = np.random.default_rng(3)
+    n = 100_000
+    cards = np.argsort(rng.random((n, 32)), axis=1)[:, :3].astype(np.uint8)  # distinct cards
+    contracts = rng.integers(0, 6, n)
+    fast = trick_winners(cards, contracts)
+    slow = [trick_winner(c.tolist(), Contract(int(k))) for c, k in zip(cards, contracts,
+                                                                          strict=True)]
+    assert fast.tolist() == slow
+
+
+def test_table_from_columns_checks_its_input() -> None:
+    ok = table_from_columns("auction", {"game_id": np.array([1, 2]), "call_no": [1, 1],
+                                        "seat": [1, 2], "kind": ["bid", "pass"]})
+    assert ok.column("value").null_count == 2 and ok.schema == TABLES["auction"]
+    with pytest.raises(SchemaError, match="required"):
+        table_from_columns("auction", {"game_id": [1], "call_no": [1], "seat": [1]})
+    with pytest.raises(SchemaError, match="unknown columns"):
+        table_from_columns("tricks", {"game_id": [1], "nonsense": [2]})
+    with pytest.raises(SchemaError, match="2 values for 1 rows"):
+        table_from_columns("auction", {"game_id": [1], "call_no": [1, 2], "seat": [1],
+                                       "kind": ["bid"]})
+    with pytest.raises(SchemaError):
+        table_from_columns("auction", {"game_id": [1], "call_no": [300], "seat": [1],
+                                       "kind": ["bid"]})
+    with pytest.raises(SchemaError, match="unknown table"):
+        table_from_columns("players", {})
+
+
+def test_id_set_merges_and_answers() -> None:
+    ids = IdSet(np.array([5, 1, 9], dtype=np.int64))
+    ids.MERGE_AT = 4
+    assert ids.new_mask(np.array([1, 2, 2, 3], dtype=np.int64)).tolist() == [
+        False, True, False, True]
+    assert ids.new_mask(np.array([4, 3, 100], dtype=np.int64)).tolist() == [True, False, True]
+    assert len(ids) == 7
+    assert ids.contains(np.array([9, 100, 7], dtype=np.int64)).tolist() == [True, True, False]
+
+
+# ------------------------------------------------------------------ ingest and dedupe
+def test_ingest_twice_stores_each_game_once(tmp_path: Path) -> None:
+    records = random_records(120, seed=11)
+    a = write_iss_file(tmp_path / "a.sgf", records[:80])
+    b = write_iss_file(tmp_path / "b.sgf", records[60:], start=60)  # 20 games overlap a
+    archive = tmp_path / "arc"
+    first = ingest_paths([a, b], archive, progress=False)
+    assert (first.seen, first.stored, first.duplicates, first.rejected) == (140, 120, 20, 0)
+    second = ingest_paths([tmp_path], archive, progress=False)
+    assert (second.seen, second.stored, second.duplicates) == (140, 0, 140)
+    con = open_archive(archive)
+    assert con.execute("SELECT count(*), count(DISTINCT game_id) FROM games").fetchone() == (
+        120, 120)
+    assert con.execute("SELECT count(DISTINCT game_id) FROM tricks").fetchone()[0] == sum(
+        1 for r in records if r.tricks)
+    runs = con.execute("SELECT seen, stored, duplicates, len(files) FROM ingests "
+                   "ORDER BY started_at").fetchall()
+    assert runs == [(140, 120, 20, 2), (140, 0, 140, 2)]
+    digests = con.execute("SELECT files[1].sha256 FROM ingests").fetchall()
+    assert len({d[0] for d in digests}) == 1 and len(digests[0][0]) == 64
+
+
+def test_rejects_keep_raw_text_once(tmp_path: Path) -> None:
+    records = random_records(10, seed=2)
+    good = write_iss_file(tmp_path / "good.sgf", records)
+    lines = good.read_text().splitlines()
+    broken = lines[3].replace("MV[w ", "MV[w ??.", 1)  # corrupt the deal
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("\n".join([lines[0], broken, broken, "(;GM[Skat]MV[w nonsense"]) + "\n")
+    archive = tmp_path / "arc"
+    first = ingest_paths([bad], archive, progress=False)
+    assert first.rejected == 3 and first.rejects_stored == 2 and first.stored == 1
+    again = ingest_paths([bad], archive, progress=False)
+    assert again.rejected == 3 and again.rejects_stored == 0 and again.reject_duplicates == 3
+    rejects = read_table(archive, "rejects").to_pylist()
+    assert len(rejects) == 2
+    assert {r["raw"] for r in rejects} == {broken, "(;GM[Skat]MV[w nonsense"}
+    row = next(r for r in rejects if r["raw"] == broken)
+    assert row["line"] == 2 and row["source"].endswith("bad.sgf") and row["code"]
+    assert row["errors"][0]["code"] == row["code"]
+    assert sum(first.rejected_by_code.values()) == 3
+
+
+def test_games_that_cannot_be_stored_are_quarantined(tmp_path: Path) -> None:
+    """Values a reader let through but Parquet cannot hold never abort the run."""
+    records = random_records(6, seed=13)
+    games = [log_game(r, i) for i, r in enumerate(records)]
+    meta = games[1].meta
+    games[1] = LogGame("x.jsonl", 2, "raw-1", "jsonl", GameMeta(
+        ("\ud800", "b", "c"), meta.played_at, meta.record_id, meta.session_id), records[1])
+    games[4] = LogGame("x.jsonl", 5, "raw-4", "jsonl", GameMeta(
+        games[4].meta.players, hand_no=500), records[4])  # beyond int8
+    summary = ingest_games(games, tmp_path / "arc", progress=False)
+    assert (summary.stored, summary.rejected) == (4, 2)
+    assert summary.rejected_by_code == {"syntax": 2}
+    rejects = read_table(tmp_path / "arc", "rejects").to_pylist()
+    assert sorted(r["raw"] for r in rejects) == ["raw-1", "raw-4"]
+    assert any("surrogate" in r["message"] for r in rejects)
+    assert any("cannot be stored" in r["message"] for r in rejects)
+
+
+def test_shared_iss_records(tmp_path: Path, iss_dir: Path) -> None:
+    summary = ingest_paths([iss_dir], tmp_path / "arc", progress=False)
+    assert summary.rejected == 1 and summary.rejected_by_code == {"corrupt_card": 1}
+    assert summary.stored == summary.seen - 1
+    con = open_archive(tmp_path / "arc")
+    code, line, move, raw = con.execute("SELECT code, line, move, raw FROM rejects").fetchone()
+    assert code == "corrupt_card" and line >= 1 and move is not None and "??" in raw
+    outcomes = dict(con.execute("SELECT outcome, count(*) FROM games GROUP BY ALL").fetchall())
+    assert {"played", "passed", "penalty"} <= set(outcomes)
+
+
+# ------------------------------------------------------------------ views
+def test_empty_archive_gives_every_view(tmp_path: Path) -> None:
+    con = open_archive(tmp_path / "nothing-yet")
+    for view in VIEWS:
+        assert con.execute(f"SELECT count(*) FROM {view}").fetchone() == (0,)
+    assert [c[0] for c in con.execute("DESCRIBE games").fetchall()] == GAMES_SCHEMA.names
+    frames = lazy_frames(tmp_path / "nothing-yet")
+    assert set(frames) == set(VIEWS)
+    assert frames["games"].collect().columns == GAMES_SCHEMA.names
+    assert frames["sessions"].collect().columns == [
+        c[0] for c in con.execute("DESCRIBE sessions").fetchall()]
+
+
+def test_views_and_frames_agree(tmp_path: Path) -> None:
+    archive = tmp_path / "arc"
+    ingest_paths([write_iss_file(tmp_path / "a.sgf", random_records(150, seed=8))], archive,
+                 progress=False)
+    con = open_archive(archive)
+    frames = lazy_frames(archive)
+    by_contract = dict(con.execute("SELECT contract, count(*) FROM games WHERE outcome = 'played' "
+                               "GROUP BY contract").fetchall())
+    polars_counts = (frames["games"].filter(outcome="played").group_by("contract").len()
+                     .collect().rows())
+    assert by_contract == {str(k): v for k, v in polars_counts}
+    assert con.execute("SELECT count(*) FROM tricks").fetchone()[0] == frames["tricks"].select(
+        "game_id").collect().height
+    assert con.execute("SELECT card_name(28), card_name(0)").fetchone() == ("CJ", "D7")
+    rows = con.execute(
+        "SELECT g.declarer_points, g.deal, g.discard, (SELECT sum(points) FROM tricks t"
+        " WHERE t.game_id = g.game_id AND t.winner = g.declarer) FROM games g"
+        " WHERE outcome = 'played' AND ending = 'ten_tricks'").fetchall()
+    assert rows
+    for declarer_points, deal, discard, taken in rows:  # R10: tricks plus the skat
+        skat = discard if discard is not None else deal[30:]
+        assert declarer_points == (taken or 0) + sum(CARD_POINTS[c] for c in skat)
+
+
+def test_sessions_view_matches_engine_sessions(tmp_path: Path) -> None:
+    names = ("anna", "ben", "clara")
+    batches = []
+    sessions = []
+    for seed in (1, 2):
+        session = play_session(names, (RandomPlayer(step_bids=True),) * 3, seed)
+        sessions.append(session)
+        builder = GameRowsBuilder()
+        for hand in session.hands:
+            seated = tuple(names[p] for p in hand.seats)
+            builder.add_simulated(hand.record, SimulatedMeta(
+                seed=seed, bots="random,random,random", players=seated,
+                session_id=f"sim-{seed}", hand_no=hand.number, dealer=2))
+        batches.append(builder.tables())
+    summary = append_batches(batches, tmp_path / "arc")
+    assert summary.stored == 24
+    con = open_archive(tmp_path / "arc")
+    rows = con.execute("SELECT session_id, hands, players, totals, winners, origin FROM sessions "
+                   "ORDER BY session_id").fetchall()
+    for (_sid, hands, players, totals, winners, origin), session in zip(rows, sessions,
+                                                                        strict=True):
+        assert hands == 12 and origin == "simulated"
+        expected = dict(zip(session.players, session.totals(), strict=True))
+        assert dict(zip(players, totals, strict=True)) == expected
+        assert sorted(winners) == sorted(session.winners())
+    polars_rows = (lazy_frames(tmp_path / "arc")["sessions"].sort("session_id")
+                   .select("session_id", "hands", "players", "totals", "winners", "origin")
+                   .collect().rows())
+    assert [tuple(r) for r in polars_rows] == [tuple(r) for r in rows]
+    again = append_batches(batches, tmp_path / "arc")
+    assert (again.stored, again.duplicates) == (0, 24)
+    assert con.execute("SELECT count(*) FROM games").fetchone() == (24,)
+
+
+def test_append_keeps_children_of_new_games_only(tmp_path: Path) -> None:
+    records = random_records(30, seed=4)
+    builder = GameRowsBuilder()
+    for i, r in enumerate(records[:20]):
+        builder.add_simulated(r, SimulatedMeta(seed=i))
+    first = builder.tables()
+    builder.clear()
+    for i, r in enumerate(records):
+        builder.add_simulated(r, SimulatedMeta(seed=i))
+    second = builder.tables()
+    archive = tmp_path / "arc"
+    append_batches([first], archive)
+    summary = append_batches([second], archive)
+    assert (summary.stored, summary.duplicates) == (10, 20)
+    assert sorted_rows(read_table(archive, "tricks")) == sorted_rows(second["tricks"])
+    assert sorted_rows(read_table(archive, "auction")) == sorted_rows(second["auction"])
+    assert read_table(archive, "games").column("origin").unique().to_pylist() == ["simulated"]
+
+
+# ------------------------------------------------------------------ atomicity in process
+def test_abandoned_write_leaves_archive_unchanged(tmp_path: Path) -> None:
+    archive = tmp_path / "arc"
+    ingest_paths([write_iss_file(tmp_path / "a.sgf", random_records(20))], archive,
+                 progress=False)
+    manifest = (archive / MANIFEST).read_text()
+    before = read_table(archive, "games")
+    builder = GameRowsBuilder()
+    for i, r in enumerate(random_records(5, seed=99)):
+        builder.add_simulated(r, SimulatedMeta(seed=i))
+    with pytest.raises(RuntimeError, match="boom"), ArchiveWriter(archive) as writer:
+        writer.append_games(builder.tables())
+        raise RuntimeError("boom")
+    assert (archive / MANIFEST).read_text() == manifest
+    assert read_table(archive, "games").equals(before)
+    orphan = archive / "games" / "part-orphan-0001.parquet"
+    orphan.write_bytes(b"not parquet at all")
+    assert open_archive(archive).execute("SELECT count(*) FROM games").fetchone() == (20,)
+    with ArchiveWriter(archive) as writer:
+        assert not orphan.exists()  # a writer cleans orphans of killed runs
+        writer.commit()
+    assert read_manifest(archive).generation == 2
+    assert len(committed_files(archive, "games")) == 1
+
+
+# ------------------------------------------------------------------ export
+def _assert_same_archives(a: Path, b: Path, drop: list[str] = SOURCE_COLUMNS) -> None:
+    for table in ("games", "tricks", "auction"):
+        assert sorted_rows(read_table(a, table), drop) == sorted_rows(read_table(b, table), drop)
+
+
+def test_export_iss_then_ingest_is_lossless(tmp_path: Path, iss_dir: Path) -> None:
+    src = write_iss_file(tmp_path / "gen.sgf", random_records(60, seed=21))
+    first = tmp_path / "first"
+    ingest_paths([src, iss_dir], first, progress=False)
+    out = tmp_path / "export.sgf.gz"
+    assert export_archive(first, out, "iss") == read_manifest(first).rows("games")
+    second = tmp_path / "second"
+    summary = ingest_paths([out], second, progress=False)
+    assert summary.rejected == 0 and summary.stored == read_manifest(first).rows("games")
+    _assert_same_archives(first, second)
+
+
+def test_export_jsonl_then_ingest_is_lossless(tmp_path: Path) -> None:
+    records = random_records(40, seed=31)
+    games = []
+    for i, r in enumerate(records):
+        meta = log_game(r, i).meta
+        games.append(LogGame("gen.jsonl", i + 1, "", "jsonl", GameMeta(
+            meta.players, meta.played_at, meta.record_id, f"club-night-{i // 12}",
+            hand_no=i % 12 + 1, club="Herz Dame", table=f"T{i % 3}", dealer=2), r))
+    src = tmp_path / "gen.jsonl"
+    src.write_text("\n".join(write_jsonl(g) for g in games) + "\n")
+    first = tmp_path / "first"
+    ingest_paths([src], first, progress=False)
+    out = tmp_path / "export.jsonl"
+    assert export_archive(first, out, "jsonl") == 40
+    second = tmp_path / "second"
+    ingest_paths([out], second, progress=False)
+    _assert_same_archives(first, second)
+    row = read_table(second, "games").sort_by("played_at").to_pylist()[13]
+    assert (row["club"], row["table"], row["hand_no"], row["dealer"], row["session_id"]) == (
+        "Herz Dame", "T1", 2, 2, "club-night-1")
+    assert [json.loads(line)["format"] for line in out.read_text().splitlines()] == [
+        "skatlog/1"] * 40
+
+
+def test_export_across_formats_is_lossless(tmp_path: Path, iss_dir: Path) -> None:
+    """ISS records exported as skatlog JSON Lines (rules "iss") come back as the same rows."""
+    first = tmp_path / "first"
+    ingest_paths([iss_dir], first, progress=False)
+    ids = set(read_table(first, "games", ["game_id"]).column("game_id").to_pylist())
+    for fmt in ("jsonl", "iss"):
+        out = tmp_path / f"out.{fmt}"
+        export_archive(first, out, fmt)
+        again = tmp_path / f"again-{fmt}"
+        ingest_paths([out], again, progress=False)
+        assert set(read_table(again, "games", ["game_id"]).column("game_id").to_pylist()) == ids
+        _assert_same_archives(first, again)
+
+
+def test_parallel_export_keeps_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import skatlog.ingest.export as export
+
+    archive = tmp_path / "arc"
+    ingest_paths([write_iss_file(tmp_path / "a.sgf", random_records(50, seed=41))], archive,
+                 progress=False)
+    monkeypatch.setattr(export, "PARALLEL_MIN_GAMES", 0)
+    monkeypatch.setattr(export, "BATCH_ROWS", 7)
+    serial = tmp_path / "serial.sgf"
+    parallel = tmp_path / "parallel.sgf"
+    assert export_archive(archive, serial, "iss", workers=1) == 50
+    assert export_archive(archive, parallel, "iss", workers=2) == 50
+    assert parallel.read_text() == serial.read_text()
+    assert serial.read_text() == (tmp_path / "a.sgf").read_text()  # byte for byte
+

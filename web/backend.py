@@ -1,0 +1,196 @@
+"""The web app's only door to the rest of skatlog: validation, the archive, analytics, reports.
+
+Every call the web layer makes into ingest/analytics/reports goes through this module, so the
+routes stay free of archive details and a club's calls only ever get that club's archive
+directory.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+from collections.abc import Iterable, Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skatlog.ingest.model import LogGame
+
+from .errors import UploadRejected
+
+if TYPE_CHECKING:
+    from skatlog.ingest.pipeline import IngestSummary
+
+
+def read_games(path: Path) -> Iterator[LogGame]:
+    """Validated games of one plain log file, streamed (ISS or skatlog JSONL, sniffed)."""
+    from skatlog.ingest.sources import SourceError
+    from skatlog.ingest.validate import iter_log_games
+
+    try:
+        yield from iter_log_games([path], fmt="auto")
+    except SourceError as exc:  # e.g. text that is neither ISS nor skatlog JSONL
+        raise UploadRejected(422, "unsupported_format", f"{path.name}: {exc}") from None
+
+
+def game_entry(game: LogGame, source: str) -> dict[str, Any]:
+    """The ``skatlog validate --json`` object of a game, with the upload's name as source and
+    each error's line and rule added (the page shows line, move, rule and message)."""
+    from skatlog.ingest.validate import game_json
+
+    entry = dict(game_json(game))
+    entry["source"] = source
+    errors = entry.get("errors") or []
+    for data, error in zip(errors, game.errors, strict=False):
+        if isinstance(data, dict):
+            data.setdefault("line", error.line)
+            data.setdefault("rule", error.rule)
+    entry["players"] = list(game.meta.players)
+    return jsonable(entry)
+
+
+def store_games(club_archive: Path, games: Iterable[LogGame],
+                upload: tuple[str, Path]) -> IngestSummary:
+    """Store validated games in the club's archive as one atomic, deduplicating ingest run
+    (valid games to ``games``, invalid ones to ``rejects``); ``upload`` is the (display name,
+    received file) pair recorded in the run's ``ingests`` row."""
+    from skatlog.ingest.pipeline import file_digest, ingest_games
+
+    name, received = upload
+    _, digest, size = file_digest(received)
+    return ingest_games(games, club_archive, files=[(name, digest, size)], progress=False,
+                        kind="ingest")
+
+
+def has_games(club_archive: Path) -> bool:
+    """Whether the club's archive has committed games (its manifest lists game rows)."""
+    from skatlog.ingest.archive import read_manifest
+
+    return read_manifest(club_archive).rows("games") > 0
+
+
+def archive_version(club_archive: Path) -> str:
+    """A token that changes with every commit to the club's archive (its manifest text)."""
+    manifest = club_archive / "manifest.json"
+    try:
+        return hashlib.sha256(manifest.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "empty"
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with dates, decimals and NaN turned into what JSON can carry."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value
+
+
+def list_games(archives: dict[str, Path], limit: int, offset: int
+               ) -> tuple[list[dict[str, Any]], int]:
+    """One page of games over the given clubs' archives (in club order), and their total.
+
+    Each row is the archive's ``games`` row without the bit-mask columns, plus ``club``;
+    ``game_id`` is a string (64-bit ids do not survive JavaScript numbers).
+    """
+    rows: list[dict[str, Any]] = []
+    total = 0
+    for club, archive in archives.items():
+        if not has_games(archive):
+            continue
+        con = _connect(archive)
+        try:
+            count = con.execute("SELECT count(*) FROM games").fetchone()[0]  # type: ignore[index]
+            start = max(0, offset - total)
+            want = limit - len(rows)
+            if want > 0 and start < count:
+                rows += _game_rows(con, club, want, start)
+            total += count
+        finally:
+            con.close()
+    return rows, total
+
+
+_HIDDEN = ("forehand_cards", "middlehand_cards", "rearhand_cards", "skat_cards", "extra")
+
+
+def _game_rows(con: Any, club: str, limit: int, offset: int) -> list[dict[str, Any]]:
+    from skatlog.analytics.connect import columns
+
+    names = [c for c in columns(con, "games") if c not in _HIDDEN]
+    order = [c for c in ("played_at", "source", "source_line", "game_id") if c in names]
+    select = ", ".join(f'"{c}"' for c in names)
+    cursor = con.execute(
+        f"SELECT {select} FROM games ORDER BY {', '.join(order) or 'ALL'} LIMIT ? OFFSET ?",
+        [limit, offset])
+    rows = []
+    for values in cursor.fetchall():
+        row = dict(zip(names, values, strict=True))
+        if "game_id" in row and row["game_id"] is not None:
+            row["game_id"] = str(row["game_id"])
+        row["club"] = club
+        rows.append(jsonable(row))
+    return rows
+
+
+def contract_stats(archives: dict[str, Path]) -> list[dict[str, Any]]:
+    """Declarer success by contract (game type) over the given clubs, with Wilson intervals.
+
+    Per club this is :func:`skatlog.analytics.queries.success_by_contract`; over several
+    clubs the counts are added and the rate and interval recomputed from the sums.
+    """
+    from skatlog.analytics.queries import success_by_contract
+    from skatlog.analytics.stats import wilson_interval
+
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for archive in archives.values():
+        if not has_games(archive):
+            continue
+        con = _connect(archive)
+        try:
+            frame = success_by_contract(con)
+        finally:
+            con.close()
+        for row in frame.to_dicts():
+            key = (row.get("contract_rank"), row.get("game"))
+            entry = merged.setdefault(key, {k: row.get(k) for k in
+                                            ("game", "contract", "hand", "announcement",
+                                             "ouvert", "contract_rank")} | {
+                "n": 0, "k": 0, "value_sum": 0.0})
+            entry["n"] += int(row["n"])
+            entry["k"] += int(row["k"])
+            entry["value_sum"] += float(row.get("mean_value") or 0.0) * int(row["n"])
+    out = []
+    for key in sorted(merged, key=lambda k: (k[0] is None, k[0] or 0, str(k[1]))):
+        entry = merged[key]
+        n, k = entry["n"], entry["k"]
+        lo, hi = wilson_interval(k, n)
+        out.append(jsonable({
+            **{f: entry[f] for f in ("game", "contract", "hand", "announcement", "ouvert")},
+            "n": n, "k": k, "rate": k / n if n else None, "lo": lo, "hi": hi,
+            "mean_value": entry["value_sum"] / n if n else None,
+        }))
+    return out
+
+
+def _connect(archive: Path) -> Any:
+    from skatlog.analytics.connect import connect
+
+    return connect(archive)
+
+
+def build_reports(club_archive: Path, out: Path) -> None:
+    """Write the club's report pages (the ``skatlog report`` site) into ``out``."""
+    from skatlog.reports.build import build_report
+
+    build_report(club_archive, out)

@@ -1,0 +1,194 @@
+"""Clubs and their upload tokens, stored hashed in ``<archive>/clubs.json``.
+
+A token is 32 random bytes (``secrets.token_urlsafe``) shown once, when the club is added;
+the store keeps only a per-token salt and ``scrypt(token, salt)``, so a leaked store file
+reveals no token. Verification recomputes the hash for each club and compares with
+:func:`hmac.compare_digest`. Each club's data lives in its own archive directory
+``<archive>/clubs/<name>/`` (see :meth:`ClubStore.club_archive`), which is what keeps clubs
+apart: the web app only ever opens the directory of the club the token belongs to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import tempfile
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from filelock import FileLock
+
+#: Club names become directory names, so they are restricted to a safe alphabet.
+CLUB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+
+# scrypt cost: ~15 ms per check on a laptop, ample for 256-bit random tokens (the salt and
+# the memory-hard hash only matter if someone ever stores a weaker token).
+_SCRYPT = {"n": 2**12, "r": 8, "p": 1, "dklen": 32}
+_TOKEN_PREFIX = "skc_"
+
+
+class ClubError(ValueError):
+    """A club command that cannot be carried out (bad name, duplicate, unknown club)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Club:
+    """One club as the store knows it (never the token itself)."""
+
+    name: str
+    admin: bool
+    created: str
+    salt: str
+    token_hash: str
+    revoked: bool = False
+
+    def public(self) -> dict[str, object]:
+        """What ``club list`` and the admin API show: no salt, no hash."""
+        return {"name": self.name, "admin": self.admin, "created": self.created,
+                "revoked": self.revoked}
+
+
+def hash_token(token: str, salt: bytes) -> str:
+    """The stored form of a token: scrypt with the token's own salt, hex encoded."""
+    return hashlib.scrypt(token.encode("utf-8"), salt=salt, **_SCRYPT).hex()
+
+
+def check_club_name(name: str) -> str:
+    """``name`` if it is a usable club name, else :class:`ClubError`."""
+    if not CLUB_NAME.fullmatch(name):
+        raise ClubError(
+            f"invalid club name {name!r}: use 1-40 lower-case letters, digits, '-' or '_', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+class ClubStore:
+    """The clubs of one server archive; every change is written atomically under a lock."""
+
+    def __init__(self, archive: Path) -> None:
+        self.archive = Path(archive)
+        self.path = self.archive / "clubs.json"
+        self._lock = FileLock(str(self.archive / ".clubs.json.lock"))
+        self._cache: tuple[int, int, dict[str, Club]] | None = None
+        # sha256(token) -> club name of tokens already verified against the current file,
+        # so a request costs one scrypt per token and file version, not one per club.
+        self._verified: dict[bytes, str] = {}
+
+    # -- reading ---------------------------------------------------------------------------
+    def clubs(self) -> dict[str, Club]:
+        """All clubs by name, re-read when the file changed (cheap on every request)."""
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return {}
+        if self._cache and self._cache[:2] == (stat.st_mtime_ns, stat.st_size):
+            return self._cache[2]
+        data = json.loads(self.path.read_text(encoding="utf-8"))
+        clubs = {c["name"]: Club(**c) for c in data.get("clubs", [])}
+        self._cache = (stat.st_mtime_ns, stat.st_size, clubs)
+        self._verified = {}
+        return clubs
+
+    def active(self) -> list[Club]:
+        return [c for c in self.clubs().values() if not c.revoked]
+
+    def get(self, name: str) -> Club:
+        club = self.clubs().get(name)
+        if club is None:
+            raise ClubError(f"no club named {name!r}")
+        return club
+
+    def has_admin(self) -> bool:
+        return any(c.admin for c in self.active())
+
+    def verify(self, token: str | None) -> Club | None:
+        """The active club whose token this is, or None. Compares every club in constant
+        time per club, so timing does not tell which club came close."""
+        if not token or not token.startswith(_TOKEN_PREFIX) or len(token) > 200:
+            return None
+        clubs = self.clubs()
+        key = hashlib.sha256(token.encode("utf-8")).digest()
+        name = self._verified.get(key)
+        if name is not None:
+            club = clubs.get(name)
+            return club if club is not None and not club.revoked else None
+        found = None
+        for club in clubs.values():
+            if club.revoked:
+                continue
+            candidate = hash_token(token, bytes.fromhex(club.salt))
+            if hmac.compare_digest(candidate, club.token_hash):
+                found = club
+        if found is not None:
+            self._verified[key] = found.name
+        return found
+
+    def club_archive(self, name: str) -> Path:
+        """The archive directory of one club: ``<archive>/clubs/<name>/``."""
+        return self.archive / "clubs" / check_club_name(name)
+
+    # -- changing --------------------------------------------------------------------------
+    def add(self, name: str, *, admin: bool = False) -> str:
+        """Create a club and return its new token (the only time the token exists in clear)."""
+        check_club_name(name)
+        token = _TOKEN_PREFIX + secrets.token_urlsafe(32)
+        salt = secrets.token_bytes(16)
+        with self._locked() as clubs:
+            if name in clubs and not clubs[name].revoked:
+                raise ClubError(f"club {name!r} already exists (revoke it first for a new token)")
+            clubs[name] = Club(
+                name=name, admin=admin, created=datetime.now(UTC).isoformat(timespec="seconds"),
+                salt=salt.hex(), token_hash=hash_token(token, salt),
+            )
+        if not admin:
+            self.club_archive(name).mkdir(parents=True, exist_ok=True)
+        return token
+
+    def revoke(self, name: str) -> Club:
+        """Invalidate a club's token at once; its archive stays on disk."""
+        with self._locked() as clubs:
+            club = clubs.get(name)
+            if club is None or club.revoked:
+                raise ClubError(f"no active club named {name!r}")
+            clubs[name] = Club(**{**asdict(club), "revoked": True})
+            return clubs[name]
+
+    def _locked(self) -> _Transaction:
+        return _Transaction(self)
+
+
+class _Transaction:
+    """Read-modify-write of clubs.json under the file lock, committed by atomic rename."""
+
+    def __init__(self, store: ClubStore) -> None:
+        self.store = store
+        self.clubs: dict[str, Club] = {}
+
+    def __enter__(self) -> dict[str, Club]:
+        self.store.archive.mkdir(parents=True, exist_ok=True)
+        self.store._lock.acquire()
+        self.store._cache = None
+        self.clubs = dict(self.store.clubs())
+        return self.clubs
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        try:
+            if exc_type is None:
+                payload = {"clubs": [asdict(c) for c in self.clubs.values()]}
+                fd, tmp = tempfile.mkstemp(dir=self.store.archive, prefix=".clubs.", suffix=".tmp")
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    json.dump(payload, out, indent=1)
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.chmod(tmp, 0o600)
+                os.replace(tmp, self.store.path)
+                self.store._cache = None
+                self.store._verified = {}
+        finally:
+            self.store._lock.release()

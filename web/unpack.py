@@ -1,0 +1,163 @@
+"""Turn an uploaded file into plain log text on disk, refusing anything that is not one.
+
+The compression is recognised by its magic bytes (never by the client's file name); the
+output is decompressed in bounded chunks, so a gzip/bzip2/zstd bomb is stopped when the
+*decompressed* size crosses the limit, not after it filled the disk. The same pass refuses
+binary data (NUL bytes, mostly control characters) and over-long lines, which no Skat log has.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import zstandard
+
+from .errors import UploadRejected
+
+_CHUNK = 1 << 20
+_MAGIC = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bzip2",
+    b"\x28\xb5\x2f\xfd": "zstd",
+}
+_REFUSED = {
+    b"PK\x03\x04": "a zip archive",
+    b"7z\xbc\xaf\x27\x1c": "a 7-zip archive",
+    b"\xfd7zXZ\x00": "an xz archive",
+    b"Rar!": "a rar archive",
+    b"%PDF": "a PDF document",
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+}
+# Bytes that never occur in a text log (everything below 0x20 except tab, LF, CR, FF).
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13))
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    """What :func:`unpack` wrote: compression found, plain size and number of lines."""
+
+    compression: str
+    size: int
+    lines: int
+
+
+def detect_compression(head: bytes) -> str:
+    """``gzip``/``bzip2``/``zstd``/``plain`` from the first bytes; refuses other containers."""
+    for magic, name in _MAGIC.items():
+        if head.startswith(magic):
+            return name
+    for magic, what in _REFUSED.items():
+        if head.startswith(magic):
+            raise UploadRejected(415, "unsupported_format",
+                                 f"this file is {what}; upload an ISS or skatlog log, plain or "
+                                 "compressed with gzip (.gz), bzip2 (.bz2) or zstd (.zst)")
+    return "plain"
+
+
+def unpack(
+    source: Path,
+    target: BinaryIO,
+    *,
+    max_bytes: int,
+    max_line: int,
+    on_progress: Callable[[int], None] | None = None,
+) -> Unpacked:
+    """Write the plain text of ``source`` to ``target`` with every limit enforced.
+
+    Raises :class:`UploadRejected`: ``decompressed_too_large`` (413), ``line_too_long`` (413),
+    ``binary`` (415), ``corrupt_compressed`` (400) or ``empty`` (400).
+    """
+    with open(source, "rb") as raw:
+        compression = detect_compression(raw.read(8))
+        raw.seek(0)
+        stream = _opener(compression, raw)
+        check = _TextCheck(max_line)
+        total = 0
+        try:
+            while True:
+                chunk = stream.read(_CHUNK)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > max_bytes:
+                    what = "decompressed " if compression != "plain" else ""
+                    raise UploadRejected(
+                        413, "decompressed_too_large",
+                        f"the {what}log is larger than the limit of {max_bytes // (1 << 20)} MiB"
+                        + (" (a compression bomb?)" if compression != "plain" else ""))
+                check.feed(chunk, total)
+                target.write(chunk)
+                if on_progress is not None:
+                    on_progress(total)
+        except (OSError, EOFError, zstandard.ZstdError) as exc:
+            if isinstance(exc, UploadRejected):
+                raise
+            raise UploadRejected(400, "corrupt_compressed",
+                                 f"the {compression} data is corrupt or truncated: {exc}") from exc
+    if total == 0:
+        raise UploadRejected(400, "empty", "the uploaded file is empty")
+    target.flush()
+    return Unpacked(compression, total, check.lines + (check.current > 0))
+
+
+def _opener(compression: str, raw: BinaryIO) -> BinaryIO:
+    if compression == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if compression == "bzip2":
+        return bz2.BZ2File(raw, mode="rb")  # type: ignore[return-value]
+    if compression == "zstd":
+        return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)  # type: ignore[return-value]
+    return raw
+
+
+class _TextCheck:
+    """Line-length and binary-content checks over a stream of chunks."""
+
+    def __init__(self, max_line: int) -> None:
+        self.max_line = max_line
+        self.lines = 0
+        self.current = 0  # length of the unfinished last line
+        self.checked_head = False
+
+    def feed(self, chunk: bytes, total: int) -> None:
+        if b"\x00" in chunk:
+            raise UploadRejected(415, "binary",
+                                 "this is a binary file, not a text log (it contains NUL bytes)")
+        if not self.checked_head:
+            self.checked_head = True
+            head = chunk[:65536]
+            control = len(head) - len(head.translate(None, _CONTROL))
+            if control > max(8, len(head) // 100):
+                raise UploadRejected(415, "binary",
+                                     "this is a binary file, not a text log")
+        first = chunk.find(b"\n")
+        if first < 0:
+            self._grow(len(chunk))
+            return
+        self._grow(first)
+        self.lines += 1
+        self.current = 0
+        last = chunk.rfind(b"\n")
+        middle = chunk[first + 1:last].split(b"\n") if last > first else []
+        if middle and max(map(len, middle)) > self.max_line:
+            for line in middle:
+                self._grow(len(line))
+                self.lines += 1
+                self.current = 0
+        self.lines += len(middle)
+        self._grow(len(chunk) - last - 1)
+
+    def _grow(self, n: int) -> None:
+        """Extend the current line by ``n`` bytes, refusing it when it gets too long."""
+        self.current += n
+        if self.current > self.max_line:
+            raise UploadRejected(
+                413, "line_too_long",
+                f"line {self.lines + 1} is longer than {self.max_line} bytes; "
+                "no Skat log has lines that long")
