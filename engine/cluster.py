@@ -208,8 +208,9 @@ def ingest_shard(path: str, fmt: str, staging: str, name: str, ingest_id: str
         else:
             by_code[game.errors[0].code if game.errors else "syntax"] += 1
             rejects.add(game)
-    for table, data in rows.tables().items():
-        _write_part(staging, table, name, data)
+    if seen > sum(by_code.values()):  # a file of rejects only has no game rows to stage
+        for table, data in rows.tables().items():
+            _write_part(staging, table, name, data)
     _write_part(staging, "rejects", name, rejects.table())
     return {"file": file_digest(Path(path)), "seen": seen, "rejected": sum(by_code.values()),
             "by_code": dict(by_code)}

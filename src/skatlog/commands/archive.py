@@ -74,12 +74,21 @@ def ingest(
         help="Compiled ISS path (same rows); default: on for inputs of 32 MB or more.")
     ] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", hidden=True, min=1)] = 20_000,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="Dask scheduler address: validate the files on its workers "
+        "(one task per file), then commit them into the archive at once.")] = None,
+    staging: Annotated[str | None, typer.Option(
+        "--staging", help="With --scheduler: shared path or fsspec URL the workers write "
+        "to (default: inside the archive).")] = None,
 ) -> None:
     """Validate log files and store their games in the Parquet archive (atomic, deduplicated)."""
     from skatlog.ingest.archive import ArchiveError
     from skatlog.ingest.pipeline import ingest_paths
     from skatlog.ingest.sources import SourceError
 
+    if scheduler is not None:
+        _ingest_on_cluster(paths, archive, fmt.value, scheduler, staging)
+        return
     try:
         summary = ingest_paths(paths, archive, fmt.value, progress=not quiet,
                                batch_size=batch_size, fast=fast)
@@ -90,6 +99,28 @@ def ingest(
     console = Console(soft_wrap=True)
     for line in summary.lines():
         console.print(line, highlight=False, markup=False)
+
+
+def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, scheduler: str,
+                       staging: str | None) -> None:
+    """``skatlog ingest --scheduler``: the same files, validated on a Dask cluster."""
+    from skatlog.engine.cluster import ClusterError, ingest_files_on_cluster
+    from skatlog.ingest.archive import ArchiveError
+    from skatlog.ingest.sources import SourceError
+
+    try:
+        counts = ingest_files_on_cluster(scheduler, paths, archive, fmt, staging=staging)
+    except SourceError as err:
+        raise _fail(str(err)) from None
+    except (ClusterError, ArchiveError) as err:
+        raise _fail(str(err), 1) from None
+    console = Console(soft_wrap=True)
+    for key in ("seen", "stored", "duplicates", "rejected"):
+        console.print(f"{key:<11} {counts.get(key, 0)}", highlight=False, markup=False)
+    for code, count in sorted(counts.get("rejected_by_code", {}).items()):
+        console.print(f"  {code:<20} {count}", highlight=False, markup=False)
+    console.print(f"time        {counts.get('seconds', 0.0):.2f} s", highlight=False,
+                  markup=False)
 
 
 def _existing_archive(archive: Path | None) -> Path:
