@@ -133,14 +133,17 @@ ADVICE: tuple[Advice, ...] = (
     Advice(
         "bid_below_matadors",
         "Bid below your matadors ... leave one multiplier of slack.",
-        "suit games and grands bid on a 'without' hand with the skat picked up avoid "
-        "overbidding more often when the bid leaves one multiplier of slack below the dealt "
+        "suit games and grands bid on a 'without 2' or longer hand with the skat picked up "
+        "are won more often when the bid leaves one multiplier of slack below the dealt "
         "cards' value than when it does not",
+        # Only "without 2" and longer: "without 1" plus the J♣ from the skat is "with 1",
+        # the same multiplier, so the skat cannot sink such a bid. Success is the game won,
+        # not merely "not overbid": a declarer whose count shrank may dodge the automatic
+        # overbid loss (R15) by switching to a dearer contract (a grand) that he then loses.
         "contract IN ('diamonds', 'hearts', 'spades', 'clubs', 'grand') AND NOT hand AND "
-        "dealt_matadors(hand_mask, contract) < 0",
+        "dealt_matadors(hand_mask, contract) <= -2",
         f"bid <= {DEALT_VALUE} - base_value(contract)",
-        f"bid > {DEALT_VALUE} - base_value(contract)",
-        success="NOT overbid"),
+        f"bid > {DEALT_VALUE} - base_value(contract)"),
     Advice(
         "defenders_points",
         "As a defender, points beat tricks. You need 60, not trick count.",

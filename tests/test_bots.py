@@ -94,6 +94,54 @@ def test_null_safety() -> None:
     assert h.bid_limit(safe, 0) >= 35
 
 
+def test_bold_temperament_drops_the_slack_of_bid_below_your_matadors() -> None:
+    # The same "without 2" hand with a different small card: one bold, one cautious.
+    bold = hand("HJ DJ CA CT CK C9 C8 HA SA S7")
+    cautious = hand("HJ DJ CA CT CK C9 C8 HA SA S8")
+    assert h.bold(bold) and not h.bold(cautious)
+    assert h.matadors(bold, int(Contract.GRAND)) == -2
+    assert h.bid_limit(bold, 1) == 24 * 3  # grand "without 2": full value
+    assert h.bid_limit(cautious, 1) == 24 * 2  # one multiplier of slack
+    # half and half over random hands, independent of anything but the cards
+    rng = random.Random(5)
+    share = sum(h.bold(mask_of(rng.sample(list(Card), 10))) for _ in range(4000)) / 4000
+    assert 0.45 < share < 0.55
+
+
+def test_null_with_one_risky_card_is_bid_but_not_played_from_hand() -> None:
+    risky = hand("C7 C9 S7 S8 ST H7 H9 D7 D8 DA")  # the bare ace of diamonds is the hole
+    assert h.null_danger(risky, False) == 1
+    assert h.bid_limit(risky, 1) == 23
+    assert h.hand_game(risky, 23, 1) == -1  # a hand null must be safe
+    from skatlog.engine.bots import declaration_of
+
+    a, b, decl = h.discard_and_declare(risky | hand("CK SQ"), 23, 1)
+    assert Card.DA in {Card(a), Card(b)}  # the risky card is laid away
+    assert declaration_of(int(decl)).contract is Contract.NULL
+
+
+def test_null_defence_attacks_with_low_cards() -> None:
+    null = int(Contract.NULL)
+    spades_void = 1 << (2 * 5 + int(Contract.SPADES))  # seat 2 (the partner) showed out
+    mine = hand("C7 C8 CA S7 SK H9 HT")
+    # seat 1 leads against the declarer (seat 0): the lowest card nobody can duck under,
+    # from the longer suit; from the suit the partner discarded once he has (Foster)
+    assert h.choose_card(1, mine, mine, null, 0, 1, -1, -1, 0, 0, 0, 0) == Card.C7
+    assert h.choose_card(1, mine, mine, null, 0, 1, -1, -1, 0, 0, 0, spades_void) == Card.S7
+    # second behind the declarer's S9: duck with the highest card below it
+    legal = hand("S7 S8 SK")
+    assert h.choose_card(1, legal | hand("H7"), legal, null, 0, 0, int(Card.S9), -1, 1,
+                         hand("S9"), 0, 0) == Card.S8
+    # the partner led the S9 and the declarer plays last: stay below the lead
+    legal = hand("S8 SK")
+    assert h.choose_card(2, legal, legal, null, 0, 1, int(Card.S9), -1, 1,
+                         hand("S9"), 0, 0) == Card.S8
+    # the declarer ducked under the partner's ace: the trick is safe, shed the high card
+    legal = hand("S7 SK")
+    assert h.choose_card(2, legal, legal, null, 0, 0, int(Card.S9), int(Card.SA), 2,
+                         hand("S9 SA"), 0, 0) == Card.SK
+
+
 def test_discard_lays_away_points_and_keeps_jacks() -> None:
     held = hand("CJ SJ HJ CA CT C9 C8 C7 SA HA DT D7")
     a, b, decl = h.discard_and_declare(held, 18, 0)

@@ -7,7 +7,9 @@ games (a test holds them equal). The advice comes from ``../shared/seeds``: the 
 section of the modern rules and Foster's "Suggestions for good play".
 
 Every decision is deterministic (ties go to the lowest card index), so a hand's play depends
-only on its deal.
+only on its deal. Two deliberate sources of variety let the strategy report test the advice
+on comparable hands: null is declared with one risky card kept (:data:`NULL_RISK`), and half
+the hands, by a hash of the cards, bid a "without" hand to its full value (:func:`bold`).
 """
 
 from __future__ import annotations
@@ -36,14 +38,22 @@ GRAND = 4
 
 #: Strength (estimated tricks' worth, see :func:`strength`) a game needs after the skat.
 THRESHOLD = np.array([4.0, 4.0, 4.0, 4.0, 4.8], dtype=np.float64)
-#: What the skat adds on average, when judging a hand before seeing it.
-SKAT_BONUS = 0.5
+#: What the skat adds on average, when judging a hand before seeing it, by contract: a suit
+#: game gains a trump or lays away a bare ten; a grand "needs jacks and aces" (modern rules
+#: "Strategy") and is bid only on what the hand already holds. The suit figure is generous:
+#: "a certain amount of risk must be taken in all bids ... the player who offers the most
+#: games will usually win the most" (Foster).
+SKAT_BONUS = np.array([1.0, 1.0, 1.0, 1.0, 0.0], dtype=np.float64)
 #: Extra strength needed to play without the skat (hand game, one more multiplier).
 HAND_MARGIN = 1.5
 #: Extra strength needed to announce schneider in a hand game.
 SCHNEIDER_MARGIN = 3.5
 #: Forehand leads the first trick: worth something in grand (Foster).
 GRAND_LEAD_BONUS = 0.5
+#: Risky cards (see :func:`null_danger`) a null may keep: "a certain amount of risk must be
+#: taken in all bids, and a player who never offers a game that is not perfectly safe is
+#: called a Maurer" (Foster) -- one hole the defenders may or may not find.
+NULL_RISK = 1
 
 
 # ------------------------------------------------------------------ bit helpers
@@ -196,6 +206,21 @@ def bidding_multiplier(hand: int, contract: int) -> int:
 
 
 @njit
+def bold(hand: int) -> bool:
+    """The bot's temperament for this hand: bold or cautious, half and half by a hash of the
+    dealt cards (deterministic, independent of the hand's strength).
+
+    The modern rules advise "bid below your matadors ... leave one multiplier of slack" for
+    a "without" hand, since a jack in the skat can shrink the count; Foster warns that "a
+    certain amount of risk must be taken in all bids, and a player who never offers a game
+    that is not perfectly safe is called a Maurer". The cautious bot follows the first, the
+    bold one bids the full value; mixing them on equal terms lets the strategy report compare
+    both styles on comparable hands.
+    """
+    return ((hand * 0x9E3779B1) & 0xFFFFFFFF) >> 31 == 1
+
+
+@njit
 def bid_limit(hand: int, seat: int) -> int:
     """The highest value this 10-card hand bids to (0: it does not bid at all)."""
     best = 0
@@ -203,17 +228,20 @@ def bid_limit(hand: int, seat: int) -> int:
         s = strength(hand, contract)
         if contract == GRAND and seat == 0:
             s += GRAND_LEAD_BONUS
-        if s + SKAT_BONUS < THRESHOLD[contract]:
+        if s + SKAT_BONUS[contract] < THRESHOLD[contract]:
             continue
         mult = bidding_multiplier(hand, contract)
+        mats = matadors(hand, contract)
+        if mats < 0 and bold(hand):
+            mult = 1 - mats  # the bold temperament bids a "without" hand to its full value
         if s >= THRESHOLD[contract] + HAND_MARGIN:
             mult += 1  # worth a hand game
         best = max(best, BASE_T[contract] * mult)
     danger = null_danger(hand, False)
-    if danger <= 1:
-        best = max(best, 23)
+    if danger <= NULL_RISK + 1:
+        best = max(best, 23)  # the two discards can lay away one more risky card
     if danger == 0:
-        best = max(best, 35)
+        best = max(best, 35)  # a hand null must be safe: lost, it costs 70
     if null_danger(hand, True) == 0:
         best = max(best, 59)
     return best
@@ -314,12 +342,15 @@ def discard_and_declare(held: int, bid: int, seat: int) -> tuple[int, int, int]:
                 b = lowest_bit(rest2)
                 rest2 &= rest2 - 1
                 ten = held & ~(1 << a) & ~(1 << b)
-                if null_danger(ten, False) != 0:
+                danger = null_danger(ten, False)
+                if danger > NULL_RISK:
                     continue
                 ouvert = null_danger(ten, True) == 0
                 if not ouvert and bid > 23:
                     continue
-                s = 0.5 if ouvert else 0.2
+                # Fewest risky cards kept; among equal discards lay away the highest.
+                s = (0.5 if ouvert else 0.2) - 0.3 * danger
+                s += (POWER_T[NULL, a] + POWER_T[NULL, b]) / 100.0
                 if s > best_score:
                     best_score = s
                     best_a = a
@@ -440,7 +471,8 @@ def choose_card(
     """
     unseen = FULL & ~hand & ~played & ~known
     if contract == NULL:
-        return _null_card(seat, hand, legal, declarer, trick0, trick1, in_trick, leader)
+        return _null_card(seat, hand, legal, declarer, trick0, trick1, in_trick, leader,
+                          unseen, voids)
     is_declarer = seat == declarer
     if in_trick == 0:
         if is_declarer:
@@ -570,13 +602,51 @@ def _defender_lead(seat: int, hand: int, legal: int, contract: int, declarer: in
 
 
 @njit
+def _null_lead(seat: int, legal: int, declarer: int, unseen: int, voids: int) -> int:
+    """A null defender's lead: the lowest card of the suit where the fewest unseen cards lie
+    below it, so a declarer holding that suit must go over it ("a suit whose lowest card is a
+    9 is a hole the defenders will find"); prefer a suit the partner has discarded from --
+    "give your partner discards ... if you then have the small card of the discarded suit,
+    you may defeat the Nullo at once" (Foster) -- and never a suit the declarer is void in."""
+    partner = 3 - seat - declarer
+    best = -1
+    best_key = -1e18
+    for suit in range(4):
+        cards = legal & FOLLOW_T[NULL, suit]
+        out = unseen & FOLLOW_T[NULL, suit]
+        if cards == 0 or out == 0 or (voids >> (declarer * 5 + suit)) & 1:
+            continue
+        low = _pick(cards, NULL, 2)
+        below = 0
+        rest = out
+        while rest:
+            card = lowest_bit(rest)
+            rest &= rest - 1
+            if POWER_T[NULL, card] < POWER_T[NULL, low]:
+                below += 1
+        key = -10.0 * below + 0.5 * popcount(cards)
+        if (voids >> (partner * 5 + suit)) & 1:
+            key += 3.0
+        if key > best_key:
+            best_key = key
+            best = low
+    if best >= 0:
+        return best
+    return _pick(legal, NULL, 2)
+
+
+@njit
 def _null_card(seat: int, hand: int, legal: int, declarer: int, trick0: int, trick1: int,
-               in_trick: int, leader: int) -> int:
+               in_trick: int, leader: int, unseen: int, voids: int) -> int:
     """Null: the declarer ducks under the trick and sheds high cards when void; the
-    defenders duck under the declarer's card and feed each other discards (Foster)."""
+    defenders attack with low leads (:func:`_null_lead`), duck under the declarer's card
+    with their highest safe card, keep their low cards while the declarer is still to play
+    and shed high cards once the trick cannot catch him (Foster, modern rules "Strategy")."""
     contract = NULL
     if in_trick == 0:
-        return _pick(legal, contract, 2)
+        if seat == declarer:
+            return _pick(legal, contract, 2)
+        return _null_lead(seat, legal, declarer, unseen, voids)
     best = trick0
     best_seat = leader
     if in_trick == 2 and beats(trick1, trick0, contract):
@@ -593,6 +663,13 @@ def _null_card(seat: int, hand: int, legal: int, declarer: int, trick0: int, tri
         return _pick(legal, contract, 2)
     if not following:
         return _pick(legal, contract, 1)
+    declarer_to_play = in_trick == 1 and leader != declarer
+    if declarer_to_play:
+        # The partner led and the declarer plays last: stay below the lead if possible,
+        # so the declarer has the least room to duck.
+        if under:
+            return _pick(under, contract, 1)
+        return _pick(legal, contract, 2)
     if best_seat == declarer and under:
         return _pick(under, contract, 1)
-    return _pick(legal, contract, 2)
+    return _pick(legal, contract, 1)  # the trick cannot catch the declarer: shed high
