@@ -1,0 +1,185 @@
+"""Benchmark: validate and ingest a large ISS file with the compiled fast path.
+
+Writes (once, cached under ``bench/out/``) an ISS file of ``--games`` random legal games
+played by the engine, then measures
+
+1. fast validation (parse + full replay + scoring + comparison with ``R[...]``),
+2. the full ingest into a fresh Parquet archive (validation + archive tables + writing),
+3. the reference path (ISS reader + engine replay, ``skatlog.ingest.validate``) on a sample,
+4. a differential check: every accepted game of a ``--diff`` sample is compared with the
+   engine's own record of that game, field by field (status, tricks, value, every scored
+   field),
+
+and prints games/s and peak RSS (this process and its worker processes). Not a test: no
+assertion on timings. Run ``.venv/bin/python bench/ingest.py --games 1000000 --workers 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from skatlog.ingest.fast import STATUS_NAMES, fast_validate_iss, ingest_iss_fast
+from skatlog.ingest.fast import iss_kernel as K
+from skatlog.ingest.fast.check import compare_with_engine
+from skatlog.ingest.fast.synth import random_record, write_corpus
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    """Peak resident set size (MB) of this process and of its largest finished child."""
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return me, kids
+
+
+def corpus(games: int, workers: int, seed: int) -> Path:
+    path = OUT / f"iss-{games}-seed{seed}.sgf"
+    if path.exists():
+        print(f"corpus      {path} (cached)")
+        return path
+    print(f"corpus      writing {games:,} engine games to {path} ...", flush=True)
+    start = time.perf_counter()
+    write_corpus(path, games, seed=seed, workers=workers)
+    took = time.perf_counter() - start
+    print(f"            {took:.0f} s ({games / took:,.0f} games/s with the Python engine)")
+    return path
+
+
+def bench_validate(path: Path, workers: int) -> tuple[int, float]:
+    start = time.perf_counter()
+    accepted = slow = 0
+    statuses: dict[str, int] = {}
+    for batch in fast_validate_iss(path, workers=workers, tables=False):
+        accepted += batch.accepted
+        slow += len(batch.slow)
+        for code, count in zip(*np.unique(batch.rows[:, K.F_STATUS], return_counts=True),
+                               strict=True):
+            name = STATUS_NAMES[int(code)]
+            statuses[name] = statuses.get(name, 0) + int(count)
+    took = time.perf_counter() - start
+    games = accepted + slow
+    print(f"validate    {games:,} games in {took:.2f} s = {games / took:,.0f} games/s"
+          f" (accepted {accepted:,}, slow path {slow:,}; {statuses})")
+    return games, took
+
+
+def bench_ingest(path: Path, workers: int) -> tuple[int, float]:
+    archive = Path(tempfile.mkdtemp(prefix="skatlog-bench-archive-", dir=OUT))
+    try:
+        start = time.perf_counter()
+        summary = ingest_iss_fast([path], archive, workers=workers)  # incl. SHA-256
+        took = time.perf_counter() - start
+        size = sum(f.stat().st_size for f in archive.rglob("*.parquet"))
+        print(f"ingest      {summary.seen:,} games in {took:.2f} s = {summary.seen / took:,.0f}"
+              f" games/s (stored {summary.stored:,}, duplicates {summary.duplicates:,},"
+              f" rejected {summary.rejected:,}; Parquet {size / 2**20:,.0f} MB)")
+        return summary.seen, took
+    finally:
+        shutil.rmtree(archive, ignore_errors=True)
+
+
+def bench_reference(path: Path, sample: int) -> float:
+    """Games/s of the reference path (reader + engine replay) on the first ``sample`` lines."""
+    from skatlog.ingest.validate import validate_text
+
+    with path.open(encoding="utf-8") as handle:
+        text = "".join(line for _, line in zip(range(sample), handle, strict=False))
+    start = time.perf_counter()
+    games = validate_text(text, str(path), "iss")
+    took = time.perf_counter() - start
+    bad = sum(not g.ok for g in games)
+    print(f"reference   {len(games):,} games in {took:.2f} s = {len(games) / took:,.0f} games/s"
+          f" (invalid {bad})")
+    return len(games) / took
+
+
+def _diff_part(job: tuple[int, int, int]) -> tuple[int, int, list[str]]:
+    """Play games start..start+count-1, write them as ISS, scan them, compare each one."""
+    from skatlog.ingest.fast.columns import scan
+    from skatlog.ingest.fast.synth import iss_line
+
+    start, count, seed = job
+    records = []
+    lines = []
+    for index in range(start, start + count):
+        rng = random.Random(seed * 7_919 + index)
+        record = random_record(rng, concessions=0.01)
+        records.append(record)
+        lines.append(iss_line(record, index, rng))
+    result = scan(("\n".join(lines) + "\n").encode())
+    mismatches = 0
+    examples: list[str] = []
+    if len(result.rows) != count:
+        return count, count, [f"{count} games written, {len(result.rows)} rows scanned"]
+    for k, (row, deal, tricks) in enumerate(zip(result.rows, result.deals, result.tricks,
+                                                strict=True)):
+        problem = compare_with_engine(records[k], row, deal, tricks)
+        if problem:
+            mismatches += 1
+            if len(examples) < 5:
+                examples.append(f"game {start + k}: {problem}\n  {lines[k]}")
+    return count, mismatches, examples
+
+
+def differential(games: int, seed: int, workers: int) -> None:
+    """Engine games written as ISS, scanned by the kernel, compared field by field."""
+    import multiprocessing as mp
+
+    step = 5_000
+    jobs = [(s, min(step, games - s), seed) for s in range(0, games, step)]
+    start = time.perf_counter()
+    total = bad = 0
+    with mp.get_context("fork").Pool(workers) as pool:
+        for count, mismatches, examples in pool.imap_unordered(_diff_part, jobs):
+            total += count
+            bad += mismatches
+            for example in examples:
+                print(f"  MISMATCH {example}")
+    took = time.perf_counter() - start
+    print(f"differential {total:,} engine games (1% with resign/show/time-out/leave) vs kernel:"
+          f" {bad} mismatches ({took:.0f} s incl. playing them with the engine)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1_000_000, help="games in the ISS file")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--seed", type=int, default=1, help="corpus seed")
+    parser.add_argument("--reference-sample", type=int, default=5_000,
+                        help="games timed on the reference (engine) path")
+    parser.add_argument("--diff", type=int, default=100_000,
+                        help="engine games in the differential check (0: skip)")
+    parser.add_argument("--skip-ingest", action="store_true", help="only validate")
+    args = parser.parse_args(argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = corpus(args.games, args.workers, args.seed)
+    size = path.stat().st_size
+    print(f"file        {size / 2**20:,.0f} MB, {args.games:,} games; {os.cpu_count()} cores,"
+          f" load average {os.getloadavg()[0]:.1f} (other processes share the cores)")
+    games, took = bench_validate(path, args.workers)
+    print(f"peak RSS    main {peak_rss_mb()[0]:,.0f} MB, largest worker"
+          f" {peak_rss_mb()[1]:,.0f} MB")
+    if not args.skip_ingest:
+        bench_ingest(path, args.workers)
+        print(f"peak RSS    main {peak_rss_mb()[0]:,.0f} MB, largest worker"
+              f" {peak_rss_mb()[1]:,.0f} MB")
+    ref = bench_reference(path, args.reference_sample)
+    print(f"ratio       fast validation is {games / took / ref:,.0f}x the reference path")
+    if args.diff:
+        differential(args.diff, args.seed + 1, args.workers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1238 @@
+"""The compiled ISS kernel: parse and replay every record line of a byte chunk with numba.
+
+One call of :func:`scan_chunk` walks a chunk of raw ISS bytes line by line. For each record
+(``(;`` ... ``;)`` on one line) it reads the tags, replays the ``MV`` moves with the engine's
+rules (the tables of :mod:`.tables`: R3/R4 auction, R5-R7 declaration, R8 tricks, R9/R17 early
+endings, R10-R16 scoring) and compares the result with the recorded ``R[...]``. It writes one
+row per line into preallocated arrays (see the ``F_*`` column indices below).
+
+The kernel decides only what it is sure of: status ``OK`` means the engine would accept the
+game and compute exactly these values, and the recorded result agrees with them. Every other
+status (a rule error, a ``??`` card, a value that differs from the record, anything unusual)
+sends the line to the slow path, the reference validator, which gives the precise diagnosis.
+"""
+
+# The kernel is numba code: plain comparisons and loops compile, `in (...)`/all() do not.
+# _game_line and _replay are inlined (inline="always"): a call passing their ~30 arrays costs
+# reference counting on every argument, which measured ~2 us per record line.
+# ruff: noqa: SIM109, SIM110
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# ------------------------------------------------------------------ status codes
+OK = 0
+# 1..12 follow skatlog.ingest.model.ERROR_CODES (index + 1).
+SYNTAX = 1
+TRUNCATED = 2
+BAD_DEAL = 3
+ILLEGAL_BID = 4
+WRONG_PLAYER = 5
+WRONG_PHASE = 6
+ILLEGAL_DECLARATION = 7
+CARD_NOT_IN_HAND = 8
+REVOKE = 9
+PLAY_AFTER_END = 10
+CORRUPT_CARD = 11
+SCORE_MISMATCH = 12
+#: The replay is legal but the recorded result differs in some field: the slow path classifies.
+RESULT_DIFFERS = 20
+#: Something the kernel does not decide (escapes, ouvert card lists, off-ladder bids, ...).
+UNSURE = 21
+#: Not a complete one-line record (part of a multi-line record, or junk): slow path.
+FRAGMENT = 22
+#: A blank or comment line: no game at all.
+NO_GAME = 23
+
+# ------------------------------------------------------------------ outcome / ending codes
+OUT_PLAYED, OUT_PASSED, OUT_PENALTY = 0, 1, 2
+# Same order as skatlog.engine.game.Ending.
+END_ALL_PASSED = 0
+END_TEN_TRICKS = 1
+END_NULL_TRICK = 2
+END_DEFENDERS_TRICK = 3
+END_DEFENDERS_31 = 4
+END_DECLARER_RESIGNED = 5
+END_DEFENDERS_RESIGNED = 6
+END_DECLARER_ABSENT = 7
+END_DEFENDER_ABSENT = 8
+END_PENALTY = 9
+
+# ------------------------------------------------------------------ per-game int32 columns
+F_LINE = 0  # 0-based line index within the chunk
+F_START = 1  # byte offset of the line in the chunk
+F_END = 2
+F_STATUS = 3
+F_ERR_MOVE = 4  # move number of the first problem (deal = 0), -1 if none
+F_OUTCOME = 5
+F_ENDING = 6
+F_DECLARER = 7  # -1 when nobody declared
+F_CONTRACT = 8  # -1 when no game was declared
+F_HAND = 9
+F_SCHN_ANN = 10
+F_SCHW_ANN = 11
+F_OUVERT = 12
+F_SKAT_TAKEN = 13
+F_BID = 14
+F_MATADORS = 15
+F_DPOINTS = 16
+F_DTRICKS = 17
+F_DEFPOINTS = 18
+F_DEFTRICKS = 19
+F_SCHNEIDER = 20
+F_SCHWARZ = 21
+F_WON = 22
+F_OVERBID = 23
+F_VALUE = 24
+F_GAME_VALUE = 25
+F_MULT = 26
+F_NTRICKS = 27
+F_CALL_OFF = 28  # first auction call in the flat call arrays
+F_CALL_N = 29
+F_DISC0 = 30  # discarded cards, -1 if none
+F_DISC1 = 31
+F_REC_KIND = 32  # 0 no R tag, 1 passed, 2 unknown, 3 fields
+F_REC_D = 33
+F_REC_WIN = 34  # 1 win, 0 loss, 2 penalty, -1 absent
+F_REC_V = 35
+F_REC_M = 36
+F_REC_OVERBID = 37  # 1 overbid, 0 bidok, -1 absent
+F_REC_P = 38
+F_REC_T = 39
+F_REC_S = 40
+F_REC_Z = 41
+F_DT_DAY = 42  # DT as days since 1970-01-01 and seconds of the day; -1 if missing
+F_DT_SEC = 43
+F_NMOVES = 44
+F_KEY_S = 45  # game-id key (deal, moves, players, date, ids) in the key buffer
+F_KEY_E = 46
+F_MOVES_S = 47  # the compact move notation (skatlog.ingest.schema) inside the key
+F_MOVES_E = 48
+F_EXT_S = 49  # the ``extra`` JSON (other tags) in the extra buffer
+F_EXT_E = 50
+F_R_S = 51  # the raw R[...] text in the chunk, -1 if absent
+F_R_E = 52
+F_DT_S = 53  # the DT value in the chunk
+F_DT_E = 54
+N_FIELDS = 55
+
+#: Tags whose value offsets are kept (F_META[g, 2*i], F_META[g, 2*i+1]); -1 when missing.
+META_TAGS = ("P0", "P1", "P2", "ID", "SE", "PC")
+N_META = len(META_TAGS)
+
+ABSENT = -(2**31)  # "not recorded" in the F_REC_* columns
+
+# Per-trick columns (trick array [g, t, k]): the three cards in play order, leader, winner.
+T_C0, T_C1, T_C2, T_LEADER, T_WINNER = 0, 1, 2, 3, 4
+# Auction call kinds.
+CALL_BID, CALL_HOLD, CALL_PASS = 0, 1, 2
+
+PH_AUCTION, PH_SKAT, PH_DISCARD, PH_PLAY, PH_DONE = 0, 1, 2, 3, 4
+
+MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+MAX_TAGS = 32
+
+
+def tag_code(name: str) -> int:
+    """A tag name (1-7 of ``A-Z0-9``) packed left-aligned into an int: sorts like the name."""
+    code = 0
+    for k in range(7):
+        code = code * 256 + (ord(name[k]) if k < len(name) else 0)
+    return code
+
+
+TAG_MV, TAG_R, TAG_DT, TAG_GM = tag_code("MV"), tag_code("R"), tag_code("DT"), tag_code("GM")
+TAG_P0, TAG_P1, TAG_P2 = tag_code("P0"), tag_code("P1"), tag_code("P2")
+TAG_ID, TAG_SE, TAG_PC = tag_code("ID"), tag_code("SE"), tag_code("PC")
+#: Tags that change how the slow path reads a record: never decided here.
+TAG_OW, TAG_RU = tag_code("OW"), tag_code("RU")
+#: The words of an ISS result R[...].
+RESULT_WORDS = ("passed", "unknown", "win", "loss", "penalty", "bidok", "overbid")
+
+
+@njit(cache=True)
+def _is_space(b):
+    return b == 32 or b == 9 or b == 10 or b == 13
+
+
+@njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _mask_points(mask, card_points):
+    total = 0
+    for c in range(32):
+        if (mask >> c) & 1:
+            total += card_points[c]
+    return total
+
+
+@njit(cache=True)
+def _parse_int(buf, s, e):
+    """A signed decimal integer in buf[s:e]; returns (ok, value). No leading zeros allowed."""
+    if s >= e:
+        return False, 0
+    neg = False
+    if buf[s] == 45:  # '-'
+        neg = True
+        s += 1
+        if s >= e:
+            return False, 0
+    if e - s > 9:
+        return False, 0
+    if buf[s] == 48 and e - s > 1:
+        return False, 0
+    v = 0
+    for i in range(s, e):
+        d = buf[i] - 48
+        if d < 0 or d > 9:
+            return False, 0
+        v = v * 10 + d
+    return True, -v if neg else v
+
+
+@njit(cache=True)
+def _days_from_civil(y, m, d):
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    mp = (m + 9) % 12
+    doy = (153 * mp + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+@njit(cache=True)
+def _digits(buf, s, e):
+    """The unsigned number in buf[s:e] (leading zeros allowed); -1 if not all digits."""
+    v = 0
+    for i in range(s, e):
+        d = buf[i] - 48
+        if d < 0 or d > 9:
+            return -1
+        v = v * 10 + d
+    return v
+
+
+@njit(cache=True)
+def _parse_dt(buf, s, e, row):
+    """``YYYY-MM-DD/HH:MM:SS/UTC`` into F_DT_DAY/F_DT_SEC; False unless exactly that form
+    with a real date (anything else is left to the slow path's reader)."""
+    if e - s != 23:
+        return False
+    if buf[s + 4] != 45 or buf[s + 7] != 45 or buf[s + 10] != 47 or buf[s + 13] != 58 \
+            or buf[s + 16] != 58 or buf[s + 19] != 47 or buf[s + 20] != 85 \
+            or buf[s + 21] != 84 or buf[s + 22] != 67:
+        return False
+    y = _digits(buf, s, s + 4)
+    mo = _digits(buf, s + 5, s + 7)
+    d = _digits(buf, s + 8, s + 10)
+    hh = _digits(buf, s + 11, s + 13)
+    mi = _digits(buf, s + 14, s + 16)
+    ss = _digits(buf, s + 17, s + 19)
+    if y < 1 or mo < 1 or mo > 12 or d < 1 or hh < 0 or hh > 23 or mi < 0 or mi > 59 \
+            or ss < 0 or ss > 59:
+        return False
+    leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
+    mdays = 29 if mo == 2 and leap else MONTH_DAYS[mo - 1]
+    if d > mdays:
+        return False
+    row[F_DT_DAY] = _days_from_civil(y, mo, d)
+    row[F_DT_SEC] = hh * 3600 + mi * 60 + ss
+    return True
+
+
+@njit(cache=True)
+def _is_word(buf, s, e, word):
+    """True when buf[s:e] is exactly the bytes of ``word`` (a uint8 array)."""
+    if e - s != word.shape[0]:
+        return False
+    for k in range(e - s):
+        if buf[s + k] != word[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _parse_result(buf, s, e, row, words):
+    """The ``R[...]`` fields into the F_REC_* columns.
+
+    Returns False (the kernel is not sure) on anything beyond the plain archive form, so that
+    the slow path's reader decides: unknown words, bad numbers, contradicting flags.
+    ``words``: passed, unknown, win, loss, penalty, bidok, overbid as uint8 arrays.
+    """
+    row[F_REC_KIND] = 3
+    i = s
+    ntok = 0
+    special = False
+    while i < e:
+        while i < e and _is_space(buf[i]):
+            i += 1
+        if i >= e:
+            break
+        j = i
+        colon = -1
+        while j < e and not _is_space(buf[j]):
+            if buf[j] == 58 and colon < 0:
+                colon = j
+            j += 1
+        ntok += 1
+        c0 = buf[i]
+        if colon >= 0:
+            ok, v = _parse_int(buf, colon + 1, j)
+            if not ok:
+                return False
+            if colon == i + 1:
+                if c0 == 100:
+                    row[F_REC_D] = v
+                elif c0 == 118:
+                    row[F_REC_V] = v
+                elif c0 == 109:
+                    row[F_REC_M] = v
+                elif c0 == 112:
+                    row[F_REC_P] = v
+                elif c0 == 116:
+                    row[F_REC_T] = v
+                elif c0 == 115:
+                    row[F_REC_S] = v
+                elif c0 == 122:
+                    row[F_REC_Z] = v
+        elif _is_word(buf, i, j, words[0]) or _is_word(buf, i, j, words[1]):
+            special = True
+            row[F_REC_KIND] = 1 if c0 == 112 else 2
+        elif _is_word(buf, i, j, words[2]) or _is_word(buf, i, j, words[3]) \
+                or _is_word(buf, i, j, words[4]):
+            if row[F_REC_WIN] != -1:
+                return False
+            row[F_REC_WIN] = 1 if c0 == 119 else (0 if c0 == 108 else 2)
+        elif _is_word(buf, i, j, words[5]) or _is_word(buf, i, j, words[6]):
+            if row[F_REC_OVERBID] != -1:
+                return False
+            row[F_REC_OVERBID] = 0 if c0 == 98 else 1
+        else:
+            return False
+        i = j
+    if special and ntok != 1:
+        return False
+    if ntok == 0:
+        row[F_REC_KIND] = 2
+    return True
+
+
+@njit(cache=True)
+def _fail(row, status, move):
+    row[F_STATUS] = status
+    row[F_ERR_MOVE] = move
+    return status
+
+
+@njit(cache=True)
+def _put(kb, cur, byte):
+    kb[cur[0]] = byte
+    cur[0] += 1
+
+
+@njit(cache=True)
+def _tok(kb, cur, seat):
+    """Start a move token: a space unless it is the first, then the seat digit."""
+    if cur[2] > 0:
+        _put(kb, cur, 32)
+    cur[2] += 1
+    _put(kb, cur, 48 + seat)
+
+
+@njit(cache=True)
+def _put_discard(kb, cur, seat, c1, c2, card_name):
+    _tok(kb, cur, seat)
+    _put(kb, cur, 100)
+    _put(kb, cur, card_name[c1, 0])
+    _put(kb, cur, card_name[c1, 1])
+    _put(kb, cur, 46)
+    _put(kb, cur, card_name[c2, 0])
+    _put(kb, cur, card_name[c2, 1])
+
+
+@njit(cache=True, inline="always")
+def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands, taken_p,
+            taken_t, trick):
+    """Replay the MV text buf[ms:me] into ``row``; returns the status.
+
+    Writes the deal (32 bytes), 0x1e and the compact move notation to ``kb`` at ``cur[0]``
+    and the auction calls to ``calls`` at ``cur[1]``, advancing both.
+    """
+    (card_points, effective, power, follow, trump_seq, legal_bid, base_a, null_value,
+     card_code, contract_code, card_name, contract_letter) = tabs
+    i = ms
+    move = 0
+    # ---- the deal: "w" then 32 cards
+    while i < me and _is_space(buf[i]):
+        i += 1
+    if i + 1 >= me or buf[i] != 119 or not _is_space(buf[i + 1]):
+        return _fail(row, SYNTAX, 0)
+    i += 1
+    while i < me and _is_space(buf[i]):
+        i += 1
+    seen = 0
+    ncards = 0
+    while i < me and not _is_space(buf[i]):
+        if i + 1 >= me:
+            return _fail(row, SYNTAX, 0)
+        c = card_code[buf[i], buf[i + 1]]
+        if c < 0:
+            if buf[i] == 63 and buf[i + 1] == 63:
+                return _fail(row, CORRUPT_CARD, 0)
+            return _fail(row, SYNTAX, 0)
+        if ncards >= 32:
+            return _fail(row, BAD_DEAL, 0)
+        if (seen >> c) & 1:
+            return _fail(row, BAD_DEAL, 0)
+        seen |= np.int64(1) << c
+        deal_out[ncards] = c
+        ncards += 1
+        i += 2
+        if i < me and buf[i] == 46:
+            i += 1
+            if i >= me or _is_space(buf[i]):
+                return _fail(row, SYNTAX, 0)
+        elif i < me and not _is_space(buf[i]):
+            return _fail(row, SYNTAX, 0)
+    if ncards != 32:
+        return _fail(row, BAD_DEAL, 0)
+    for k in range(32):
+        _put(kb, cur, deal_out[k])
+    _put(kb, cur, 30)
+    cur[2] = 0  # tokens written
+    for s in range(3):
+        h = np.int64(0)
+        for k in range(10):
+            h |= np.int64(1) << deal_out[s * 10 + k]
+        hands[s] = h
+        taken_p[s] = 0
+        taken_t[s] = 0
+    skat_mask = (np.int64(1) << deal_out[30]) | (np.int64(1) << deal_out[31])
+
+    # ---- state (mirrors skatlog.engine.game.GameState with recorded=True)
+    phase = PH_AUCTION
+    a_speaker, a_listener, a_to_act, a_bid, a_stage = 1, 0, 1, 0, 1
+    declarer = -1
+    bid = 0
+    skat_taken = False
+    skat_shown = False
+    disc0, disc1 = -1, -1
+    contract = -1
+    hand = False
+    schn_ann = False
+    schw_ann = False
+    ouvert = False
+    ntricks = 0
+    ntrick_cards = 0
+    leader = 0
+    resigned = 0  # bit per seat
+    ending = -1
+    credited_p = 0
+    credited_t = 0
+    extra_bid = False
+    call_off = cur[1]
+    row[F_CALL_OFF] = call_off
+    expect_skat = False  # the world's skat reveal must follow the pick-up
+
+    while True:
+        while i < me and _is_space(buf[i]):
+            i += 1
+        if i >= me:
+            break
+        ws = i
+        while i < me and not _is_space(buf[i]):
+            i += 1
+        we = i
+        while i < me and _is_space(buf[i]):
+            i += 1
+        if i >= me:
+            return _fail(row, SYNTAX, move + 1)
+        as_ = i
+        while i < me and not _is_space(buf[i]):
+            i += 1
+        ae = i
+        move += 1
+        n = ae - as_
+        if we - ws != 1:
+            return _fail(row, SYNTAX, move)
+        who = buf[ws]
+        b0 = buf[as_]
+        if who == 119:  # 'w': the world
+            if expect_skat:
+                # "w XX.YY": the skat revealed after the pick-up; it must be the dealt skat.
+                if n != 5 or buf[as_ + 2] != 46:
+                    return _fail(row, UNSURE, move)
+                c1 = card_code[buf[as_], buf[as_ + 1]]
+                c2 = card_code[buf[as_ + 3], buf[as_ + 4]]
+                if c1 < 0 or c2 < 0 or c1 == c2 or not ((skat_mask >> c1) & 1) \
+                        or not ((skat_mask >> c2) & 1):
+                    return _fail(row, UNSURE, move)
+                expect_skat = False
+                skat_shown = True
+                continue
+            if n == 4 and buf[as_ + 2] == 46 and (
+                (b0 == 84 and buf[as_ + 1] == 73) or (b0 == 76 and buf[as_ + 1] == 69)
+            ):  # TI.n / LE.n (R17)
+                if phase == PH_DONE:
+                    return _fail(row, PLAY_AFTER_END, move)
+                seat = buf[as_ + 3] - 48
+                if seat < 0 or seat > 2:
+                    return _fail(row, UNSURE, move)
+                _tok(kb, cur, seat)
+                _put(kb, cur, b0)
+                _put(kb, cur, buf[as_ + 1])
+                if contract < 0:
+                    ending = END_PENALTY
+                elif seat == declarer:
+                    ending = END_DECLARER_ABSENT
+                else:
+                    ending = END_DEFENDER_ABSENT
+                    if contract != 5:
+                        rem = hands[0] | hands[1] | hands[2]
+                        for k in range(ntrick_cards):
+                            rem |= np.int64(1) << trick[k]
+                        if skat_taken and disc0 < 0:
+                            rem &= ~skat_mask
+                        credited_p = _mask_points(rem, card_points)
+                        credited_t = 10 - ntricks
+                phase = PH_DONE
+                continue
+            return _fail(row, UNSURE, move)
+        seat = who - 48
+        if seat < 0 or seat > 2:
+            return _fail(row, UNSURE, move)
+        if expect_skat:
+            return _fail(row, UNSURE, move)
+        if phase == PH_DONE:
+            return _fail(row, PLAY_AFTER_END, move)
+        # ---- auction calls (R3, R4)
+        if (48 <= b0 <= 57) or (n == 1 and (b0 == 121 or b0 == 112)):
+            if phase != PH_AUCTION:
+                return _fail(row, WRONG_PHASE, move)
+            if seat != a_to_act:
+                return _fail(row, WRONG_PLAYER, move)
+            if b0 >= 48 and b0 <= 57:
+                ok, value = _parse_int(buf, as_, ae)
+                if not ok:
+                    return _fail(row, SYNTAX, move)
+                if a_stage == 3:
+                    if value != 18:
+                        return _fail(row, ILLEGAL_BID, move)
+                else:
+                    if seat == a_listener:
+                        return _fail(row, ILLEGAL_BID, move)
+                    if value >= legal_bid.shape[0] or legal_bid[value] == 0:
+                        return _fail(row, ILLEGAL_BID, move)
+                    if value <= a_bid:
+                        return _fail(row, ILLEGAL_BID, move)
+                    if legal_bid[value] == 2:
+                        extra_bid = True
+                kind = CALL_BID
+            elif b0 == 121:
+                if a_stage == 3 or seat != a_listener:
+                    return _fail(row, ILLEGAL_BID, move)
+                kind = CALL_HOLD
+                value = 0
+            else:
+                kind = CALL_PASS
+                value = 0
+            calls[cur[1], 0] = seat
+            calls[cur[1], 1] = kind
+            calls[cur[1], 2] = a_bid if kind == CALL_HOLD else value
+            cur[1] += 1
+            _tok(kb, cur, seat)
+            if kind == CALL_BID:
+                for k in range(as_, ae):
+                    _put(kb, cur, buf[k])
+            else:
+                _put(kb, cur, b0)
+            done = False
+            a_decl = -1
+            if a_stage == 3:
+                done = True
+                if kind == CALL_BID:
+                    a_bid = value
+                    a_decl = 0
+            elif kind == CALL_BID:
+                a_bid = value
+                a_to_act = a_listener
+            elif kind == CALL_HOLD:
+                a_to_act = a_speaker
+            else:
+                survivor = a_listener if seat == a_speaker else a_speaker
+                if a_stage == 1:
+                    a_stage = 2
+                    a_speaker = 2
+                    a_listener = survivor
+                    a_to_act = 2
+                elif a_bid > 0:
+                    done = True
+                    a_decl = survivor
+                else:
+                    a_stage = 3
+                    a_speaker = 0
+                    a_listener = 0
+                    a_to_act = 0
+            if done:
+                if a_decl < 0:
+                    ending = END_ALL_PASSED
+                    phase = PH_DONE
+                else:
+                    declarer = a_decl
+                    bid = a_bid
+                    phase = PH_SKAT
+            continue
+        if phase == PH_AUCTION:
+            return _fail(row, WRONG_PHASE, move)
+        # ---- card play (R8)
+        if n == 2 and card_code[b0, buf[as_ + 1]] >= 0:
+            card = card_code[b0, buf[as_ + 1]]
+            if phase != PH_PLAY:
+                return _fail(row, WRONG_PHASE, move)
+            to_play = (leader + ntrick_cards) % 3
+            if seat != to_play:
+                return _fail(row, WRONG_PLAYER, move)
+            h = hands[seat]
+            if not (h >> card) & 1:
+                return _fail(row, CARD_NOT_IN_HAND, move)
+            if ntrick_cards > 0:
+                fm = h & follow[contract, effective[contract, trick[0]]]
+                if fm != 0 and not (fm >> card) & 1:
+                    return _fail(row, REVOKE, move)
+            hands[seat] = h & ~(np.int64(1) << card)
+            _tok(kb, cur, seat)
+            _put(kb, cur, b0)
+            _put(kb, cur, buf[as_ + 1])
+            trick[ntrick_cards] = card
+            ntrick_cards += 1
+            if ntrick_cards == 3:
+                eff = effective[contract]
+                pw = power[contract]
+                led = eff[trick[0]]
+                best = 0
+                best_t = 1 if led == 4 else 0
+                best_p = pw[trick[0]]
+                for k in range(1, 3):
+                    s_k = eff[trick[k]]
+                    if s_k != 4 and s_k != led:
+                        continue
+                    t_k = 1 if s_k == 4 else 0
+                    p_k = pw[trick[k]]
+                    if t_k > best_t or (t_k == best_t and p_k > best_p):
+                        best, best_t, best_p = k, t_k, p_k
+                winner = (leader + best) % 3
+                pts = card_points[trick[0]] + card_points[trick[1]] + card_points[trick[2]]
+                tricks_out[ntricks, 0] = trick[0]
+                tricks_out[ntricks, 1] = trick[1]
+                tricks_out[ntricks, 2] = trick[2]
+                tricks_out[ntricks, 3] = leader
+                tricks_out[ntricks, 4] = winner
+                ntricks += 1
+                taken_p[winner] += pts
+                taken_t[winner] += 1
+                ntrick_cards = 0
+                leader = winner
+                if contract == 5 and winner == declarer:
+                    ending = END_NULL_TRICK  # R9
+                    phase = PH_DONE
+                elif ntricks == 10:
+                    ending = END_TEN_TRICKS
+                    phase = PH_DONE
+                elif winner != declarer:  # R17, recorded games
+                    if schw_ann:
+                        ending = END_DEFENDERS_TRICK
+                        phase = PH_DONE
+                    elif schn_ann and taken_p[0] + taken_p[1] + taken_p[2] \
+                            - taken_p[declarer] > 30:
+                        ending = END_DEFENDERS_31
+                        phase = PH_DONE
+            continue
+        if n == 2 and b0 == 63 and buf[as_ + 1] == 63:
+            return _fail(row, CORRUPT_CARD, move)
+        # ---- RE (resign) and SC (show cards), R17
+        if n == 2 and b0 == 82 and buf[as_ + 1] == 69:
+            if contract < 0:
+                return _fail(row, WRONG_PHASE, move)
+            _tok(kb, cur, seat)
+            _put(kb, cur, 82)
+            _put(kb, cur, 69)
+            if seat == declarer:
+                ending = END_DECLARER_RESIGNED
+                phase = PH_DONE
+            else:
+                resigned |= 1 << seat
+                if _popcount(resigned) == 2:
+                    if contract != 5:
+                        rem = hands[0] | hands[1] | hands[2]
+                        for k in range(ntrick_cards):
+                            rem |= np.int64(1) << trick[k]
+                        if skat_taken and disc0 < 0:
+                            rem &= ~skat_mask
+                        credited_p = _mask_points(rem, card_points)
+                        credited_t = 10 - ntricks
+                    ending = END_DEFENDERS_RESIGNED
+                    phase = PH_DONE
+            continue
+        if n == 2 and b0 == 83 and buf[as_ + 1] == 67:
+            if seat != declarer:
+                return _fail(row, WRONG_PLAYER, move)
+            if contract < 0:
+                return _fail(row, WRONG_PHASE, move)
+            _tok(kb, cur, seat)
+            _put(kb, cur, 83)
+            _put(kb, cur, 67)
+            continue
+        # ---- pick up the skat (R5)
+        if n == 1 and b0 == 115:
+            if seat != declarer:
+                return _fail(row, WRONG_PLAYER, move)
+            if phase != PH_SKAT:
+                return _fail(row, WRONG_PHASE, move)
+            skat_taken = True
+            _tok(kb, cur, seat)
+            _put(kb, cur, 115)
+            hands[declarer] |= skat_mask
+            phase = PH_DISCARD
+            expect_skat = True
+            continue
+        # ---- a bare discard "XX.YY" (the split form's second half)
+        if n == 5 and buf[as_ + 2] == 46 and card_code[b0, buf[as_ + 1]] >= 0:
+            c1 = card_code[b0, buf[as_ + 1]]
+            c2 = card_code[buf[as_ + 3], buf[as_ + 4]]
+            if c2 < 0:
+                return _fail(row, UNSURE, move)
+            if seat != declarer:
+                return _fail(row, WRONG_PLAYER, move)
+            if phase != PH_DISCARD or disc0 >= 0:
+                return _fail(row, WRONG_PHASE, move)
+            if c1 == c2:
+                return _fail(row, ILLEGAL_DECLARATION, move)
+            if not (hands[declarer] >> c1) & 1 or not (hands[declarer] >> c2) & 1:
+                return _fail(row, CARD_NOT_IN_HAND, move)
+            disc0, disc1 = c1, c2
+            _put_discard(kb, cur, seat, c1, c2, card_name)
+            hands[declarer] &= ~((np.int64(1) << c1) | (np.int64(1) << c2))
+            if contract >= 0:
+                phase = PH_PLAY
+                leader = 0
+            continue
+        # ---- a declaration, possibly with discards "D.ST.H8" (R5-R7)
+        con = contract_code[b0]
+        if con < 0:
+            return _fail(row, SYNTAX, move)
+        k = as_ + 1
+        m_h = m_s = m_z = m_o = 0
+        while k < ae and buf[k] != 46:
+            ch = buf[k]
+            if ch == 72:
+                m_h += 1
+            elif ch == 83:
+                m_s += 1
+            elif ch == 90:
+                m_z += 1
+            elif ch == 79:
+                m_o += 1
+            else:
+                return _fail(row, SYNTAX, move)
+            k += 1
+        if m_h > 1 or m_s > 1 or m_z > 1 or m_o > 1:
+            return _fail(row, SYNTAX, move)
+        d_hand = m_h == 1
+        d_s = m_s == 1
+        d_z = m_z == 1
+        d_o = m_o == 1
+        if con != 5:  # normalisation (R6): ouvert -> hand + S + Z, Z -> S
+            if d_o:
+                d_hand = d_s = d_z = True
+            if d_z:
+                d_s = True
+        # trailing cards
+        nd = 0
+        dc1 = -1
+        dc2 = -1
+        if k < ae:
+            if phase != PH_DISCARD or ae - k != 6 or buf[k + 3] != 46:
+                return _fail(row, UNSURE, move)  # ouvert card lists: slow path
+            dc1 = card_code[buf[k + 1], buf[k + 2]]
+            dc2 = card_code[buf[k + 4], buf[k + 5]]
+            if dc1 < 0 or dc2 < 0:
+                return _fail(row, UNSURE, move)
+            nd = 2
+        if seat != declarer:
+            return _fail(row, WRONG_PLAYER, move)
+        if (phase != PH_SKAT and phase != PH_DISCARD) or contract >= 0:
+            return _fail(row, WRONG_PHASE, move)
+        if nd == 2 and disc0 >= 0:
+            return _fail(row, WRONG_PHASE, move)
+        # Declaration.check (R5, R6)
+        if d_hand == skat_taken:
+            return _fail(row, ILLEGAL_DECLARATION, move)
+        if con == 5:
+            if d_s or d_z:
+                return _fail(row, ILLEGAL_DECLARATION, move)
+        elif (d_s or d_z or d_o) and not d_hand:
+            return _fail(row, ILLEGAL_DECLARATION, move)
+        if nd == 2:
+            if dc1 == dc2:
+                return _fail(row, ILLEGAL_DECLARATION, move)
+            if not (hands[declarer] >> dc1) & 1 or not (hands[declarer] >> dc2) & 1:
+                return _fail(row, CARD_NOT_IN_HAND, move)
+            disc0, disc1 = dc1, dc2
+            _put_discard(kb, cur, seat, dc1, dc2, card_name)
+            hands[declarer] &= ~((np.int64(1) << dc1) | (np.int64(1) << dc2))
+        # Declaration.iss: suit/grand ouvert is written "<letter>O" (R6)
+        _tok(kb, cur, seat)
+        _put(kb, cur, 61)
+        _put(kb, cur, contract_letter[con])
+        if d_o and con != 5:
+            _put(kb, cur, 79)
+        else:
+            if d_hand:
+                _put(kb, cur, 72)
+            if d_z:
+                _put(kb, cur, 90)
+            elif d_s:
+                _put(kb, cur, 83)
+            if d_o:
+                _put(kb, cur, 79)
+        contract = con
+        hand = d_hand
+        schn_ann = d_s
+        schw_ann = d_z
+        ouvert = d_o
+        if phase == PH_SKAT or disc0 >= 0:
+            phase = PH_PLAY
+            leader = 0  # R8: Forehand leads the first trick
+    # ------------------------------------------------------------ end of the moves
+    row[F_NMOVES] = move
+    row[F_CALL_N] = cur[1] - call_off
+    if expect_skat or phase != PH_DONE:
+        return _fail(row, TRUNCATED, move)
+    row[F_ENDING] = ending
+    row[F_DECLARER] = declarer
+    row[F_BID] = bid
+    row[F_NTRICKS] = ntricks
+    row[F_SKAT_TAKEN] = skat_taken
+    row[F_DISC0] = disc0
+    row[F_DISC1] = disc1
+    if ending == END_ALL_PASSED or contract < 0:
+        row[F_OUTCOME] = OUT_PASSED if ending == END_ALL_PASSED else OUT_PENALTY
+        row[F_CONTRACT] = -1
+        if extra_bid:
+            return _fail(row, UNSURE, -1)
+        return OK
+    row[F_OUTCOME] = OUT_PLAYED
+    row[F_CONTRACT] = contract
+    row[F_HAND] = hand
+    row[F_SCHN_ANN] = schn_ann
+    row[F_SCHW_ANN] = schw_ann
+    row[F_OUVERT] = ouvert
+    # ---- points and tricks (R10, R17)
+    skat_pts = card_points[disc0] + card_points[disc1] if disc0 >= 0 else \
+        _mask_points(skat_mask, card_points)
+    dpoints = taken_p[declarer] + credited_p + skat_pts
+    defpoints = taken_p[0] + taken_p[1] + taken_p[2] - taken_p[declarer]
+    dtricks = taken_t[declarer] + credited_t
+    deftricks = ntricks - taken_t[declarer]
+    conceded = ending == END_DECLARER_RESIGNED or ending == END_DECLARER_ABSENT
+    # ---- matadors over the dealt hand plus the original skat (R12)
+    held = skat_mask
+    for k in range(10):
+        held |= np.int64(1) << deal_out[declarer * 10 + k]
+    mats = 0
+    if contract != 5:
+        top = (held >> trump_seq[contract, 0]) & 1
+        cnt = 0
+        for k in range(11):
+            c = trump_seq[contract, k]
+            if c < 0 or ((held >> c) & 1) != top:
+                break
+            cnt += 1
+        mats = cnt if top else -cnt
+    # ---- score (R11-R16; engine.scoring.score_game)
+    if contract == 5:
+        mult = 1
+        schneider = False
+        schwarz = False
+        value = null_value[1 if hand else 0, 1 if ouvert else 0]
+        if value < bid:  # R7: a recorded null below the bid scores as an overbid
+            game_value = -(-bid // base_a[5]) * base_a[5]
+            won = False
+            overbid = True
+            signed = -2 * game_value
+        else:
+            game_value = value
+            overbid = False
+            won = dtricks == 0 and not conceded
+            signed = value if won else -2 * value
+    else:
+        schneider = dpoints >= 90 or defpoints >= 90
+        schwarz = dtricks == 10 or deftricks == 10
+        mult = abs(mats) + 1 + hand + (schneider or schn_ann) + schn_ann \
+            + (schwarz or schw_ann) + schw_ann + ouvert
+        base = base_a[contract]
+        value = base * mult
+        if schw_ann:
+            objective = dtricks == 10 and deftricks == 0
+        elif schn_ann:
+            objective = dpoints >= 90
+        else:
+            objective = dpoints >= 61
+        objective = objective and not conceded
+        if value < bid:  # R15
+            game_value = -(-bid // base) * base
+            won = False
+            overbid = True
+            signed = -2 * game_value
+        else:
+            game_value = value
+            overbid = False
+            won = objective
+            signed = value if won else -2 * value
+    row[F_MATADORS] = mats
+    row[F_DPOINTS] = dpoints
+    row[F_DTRICKS] = dtricks
+    row[F_DEFPOINTS] = defpoints
+    row[F_DEFTRICKS] = deftricks
+    row[F_SCHNEIDER] = schneider
+    row[F_SCHWARZ] = schwarz
+    row[F_WON] = won
+    row[F_OVERBID] = overbid
+    row[F_VALUE] = signed
+    row[F_GAME_VALUE] = game_value
+    row[F_MULT] = mult
+    if extra_bid or (skat_taken and not skat_shown):
+        return _fail(row, UNSURE, -1)
+    return OK
+
+
+@njit(cache=True)
+def _check_recorded(row):
+    """OK when the recorded R[...] agrees with the replay in every field, else RESULT_DIFFERS."""
+    kind = row[F_REC_KIND]
+    outcome = row[F_OUTCOME]
+    if outcome == OUT_PASSED:
+        return OK if kind == 1 else RESULT_DIFFERS
+    if kind != 3:
+        return RESULT_DIFFERS
+    if outcome == OUT_PENALTY:
+        if row[F_REC_WIN] == 2 and row[F_REC_V] == 0 and row[F_REC_D] == -1:
+            return OK
+        return RESULT_DIFFERS
+    if row[F_REC_WIN] != row[F_WON] or row[F_REC_D] != row[F_DECLARER]:
+        return RESULT_DIFFERS
+    if row[F_REC_V] != row[F_VALUE] or row[F_REC_M] != row[F_MATADORS]:
+        return RESULT_DIFFERS
+    if row[F_REC_OVERBID] != row[F_OVERBID]:
+        return RESULT_DIFFERS
+    if row[F_REC_P] != row[F_DPOINTS] or row[F_REC_T] != row[F_DTRICKS]:
+        return RESULT_DIFFERS
+    if row[F_REC_S] != row[F_SCHNEIDER] or row[F_REC_Z] != row[F_SCHWARZ]:
+        return RESULT_DIFFERS
+    return OK
+
+
+@njit(cache=True)
+def _utf8_ok(buf, s, e):
+    """True when buf[s:e] is valid UTF-8 (the slow path replaces bad bytes: not sure then)."""
+    i = s
+    while i < e:
+        b = buf[i]
+        if b < 0x80:
+            i += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            n = 1
+        elif 0xE0 <= b <= 0xEF:
+            n = 2
+        elif 0xF0 <= b <= 0xF4:
+            n = 3
+        else:
+            return False
+        if i + n >= e:
+            return False
+        for k in range(1, n + 1):
+            if (buf[i + k] & 0xC0) != 0x80:
+                return False
+        c1 = buf[i + 1]
+        if (b == 0xE0 and c1 < 0xA0) or (b == 0xED and c1 > 0x9F) \
+                or (b == 0xF0 and c1 < 0x90) or (b == 0xF4 and c1 > 0x8F):
+            return False
+        i += n + 1
+    return True
+
+
+@njit(cache=True)
+def _put_range(kb, cur, buf, s, e):
+    if s < 0:
+        return
+    for k in range(s, e):
+        _put(kb, cur, buf[k])
+
+
+@njit(cache=True, inline="always")
+def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, tabs, words,
+               hands, taken_p, taken_t, trick, tags):
+    """Parse and replay one record line buf[s:e] (without its newline) into ``row``."""
+    while s < e and _is_space(buf[s]):
+        s += 1
+    while e > s and _is_space(buf[e - 1]):
+        e -= 1
+    if s == e or buf[s] == 35:  # blank or "# comment"
+        row[F_STATUS] = NO_GAME
+        return
+    if e - s < 4 or buf[s] != 40 or buf[s + 1] != 59 or buf[e - 2] != 59 or buf[e - 1] != 41:
+        row[F_STATUS] = FRAGMENT
+        return
+    i = s + 2
+    end = e - 2
+    mv_s = mv_e = dt_s = dt_e = -1
+    gm_ok = True
+    ntags = 0
+    while True:
+        while i < end and _is_space(buf[i]):
+            i += 1
+        if i >= end:
+            break
+        ts = i
+        while i < end and (65 <= buf[i] <= 90 or 48 <= buf[i] <= 57):
+            i += 1
+        te = i
+        if te == ts or i >= end or buf[i] != 91:
+            row[F_STATUS] = FRAGMENT
+            return
+        i += 1
+        vs = i
+        escaped = False
+        while i < end and buf[i] != 93:
+            if buf[i] == 92:  # backslash escape
+                escaped = True
+                i += 1
+            i += 1
+        if i >= end:
+            row[F_STATUS] = FRAGMENT
+            return
+        ve = i
+        i += 1
+        if escaped or te - ts > 7 or ntags >= MAX_TAGS:
+            row[F_STATUS] = UNSURE
+            return
+        code = 0
+        for k in range(7):
+            code = code * 256 + (buf[ts + k] if ts + k < te else 0)
+        for k in range(ntags):
+            if tags[k, 0] == code:  # a tag twice: a syntax error for the reader
+                row[F_STATUS] = UNSURE
+                return
+        tags[ntags, 0] = code
+        tags[ntags, 1] = vs
+        tags[ntags, 2] = ve
+        tags[ntags, 3] = ts
+        tags[ntags, 4] = te
+        tags[ntags, 5] = 0  # 1: an "extra" tag, kept verbatim as JSON
+        ntags += 1
+        if code == TAG_MV:
+            mv_s, mv_e = vs, ve
+        elif code == TAG_R:
+            row[F_R_S], row[F_R_E] = vs, ve
+        elif code == TAG_DT:
+            dt_s, dt_e = vs, ve
+        elif code == TAG_GM:
+            gm_ok = _is_word(buf, vs, ve, words[7])
+        elif code == TAG_P0 or code == TAG_P1 or code == TAG_P2:
+            seat = buf[ts + 1] - 48
+            meta[2 * seat], meta[2 * seat + 1] = vs, ve
+        elif code == TAG_ID:
+            meta[6], meta[7] = vs, ve
+        elif code == TAG_SE:
+            meta[8], meta[9] = vs, ve
+        elif code == TAG_OW or code == TAG_RU:
+            row[F_STATUS] = UNSURE
+            return
+        else:
+            if code == TAG_PC:
+                meta[10], meta[11] = vs, ve
+            tags[ntags - 1, 5] = 1
+    if mv_s < 0 or not gm_ok:
+        row[F_STATUS] = UNSURE
+        return
+    for k in range(5):
+        if meta[2 * k] >= 0 and not _utf8_ok(buf, meta[2 * k], meta[2 * k + 1]):
+            row[F_STATUS] = UNSURE
+            return
+    has_dt = False
+    if dt_s >= 0 and dt_e > dt_s:
+        if not _parse_dt(buf, dt_s, dt_e, row):
+            row[F_STATUS] = UNSURE
+            return
+        has_dt = True
+        row[F_DT_S], row[F_DT_E] = dt_s, dt_e
+    # ---- replay; the key for the game id: deal 0x1e moves (0x1f field)* (schema.game_id_of)
+    row[F_KEY_S] = cur[0]
+    row[F_MOVES_S] = cur[0] + 33
+    status = _replay(buf, mv_s, mv_e, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
+                     taken_p, taken_t, trick)
+    if status != OK:
+        row[F_STATUS] = status
+        return
+    row[F_MOVES_E] = cur[0]
+    for k in range(3):
+        _put(kb, cur, 31)
+        _put_range(kb, cur, buf, meta[2 * k], meta[2 * k + 1])
+    _put(kb, cur, 31)
+    if has_dt:  # datetime.isoformat(): 2010-12-06T18:59:24
+        _put_range(kb, cur, buf, dt_s, dt_s + 10)
+        _put(kb, cur, 84)
+        _put_range(kb, cur, buf, dt_s + 11, dt_s + 19)
+    _put(kb, cur, 31)
+    _put_range(kb, cur, buf, meta[6], meta[7])
+    _put(kb, cur, 31)
+    _put_range(kb, cur, buf, meta[8], meta[9])
+    _put(kb, cur, 31)
+    row[F_KEY_E] = cur[0]
+    # ---- the recorded result
+    if row[F_R_S] >= 0 and not _parse_result(buf, row[F_R_S], row[F_R_E], row, words):
+        row[F_STATUS] = UNSURE
+        return
+    # ---- the other tags as the reader keeps them: json.dumps({"tags": {...}}, sort_keys)
+    row[F_EXT_S] = cur[3]
+    for k in range(ntags):  # insertion sort of the tag rows by name
+        j = k
+        while j > 0 and tags[j - 1, 0] > tags[j, 0]:
+            for c in range(6):
+                tmp = tags[j - 1, c]
+                tags[j - 1, c] = tags[j, c]
+                tags[j, c] = tmp
+            j -= 1
+    ext = cur[3]
+    for b in words[8]:  # '{"tags": {'
+        eb[ext] = b
+        ext += 1
+    first = True
+    for k in range(ntags):
+        if tags[k, 5] == 0:
+            continue
+        if not first:
+            eb[ext] = 44
+            eb[ext + 1] = 32
+            ext += 2
+        first = False
+        eb[ext] = 34
+        ext += 1
+        for p in range(tags[k, 3], tags[k, 4]):
+            eb[ext] = buf[p]
+            ext += 1
+        eb[ext] = 34
+        eb[ext + 1] = 58
+        eb[ext + 2] = 32
+        eb[ext + 3] = 34
+        ext += 4
+        for p in range(tags[k, 1], tags[k, 2]):
+            b = buf[p]
+            if b < 32 or b >= 128:  # json.dumps escapes these: not sure, slow path
+                row[F_STATUS] = UNSURE
+                return
+            if b == 34:
+                eb[ext] = 92
+                ext += 1
+            eb[ext] = b
+            ext += 1
+        eb[ext] = 34
+        ext += 1
+    eb[ext] = 125
+    eb[ext + 1] = 125
+    ext += 2
+    cur[3] = ext
+    row[F_EXT_E] = ext
+    row[F_STATUS] = _check_recorded(row)
+
+
+@njit(cache=True, nogil=True)
+def scan_chunk(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb):
+    """Scan every line of ``buf`` (complete lines) into the output arrays.
+
+    One row per non-blank line: ``rows`` (n x N_FIELDS int32), ``meta`` (n x 2*N_META int32),
+    ``deals`` (n x 32 uint8), ``tricks`` (n x 10 x 5 int8). Auction calls go to ``calls``
+    (m x 3 int16: seat, kind, value), the game-id keys and move texts to ``kb``, the extra
+    JSON to ``eb`` (sizes: see :func:`skatlog.ingest.fast.columns.buffers_for`). Rows whose
+    status is not OK have no valid key, calls or JSON. Returns (rows, calls, key bytes,
+    extra bytes) used.
+    """
+    n = buf.shape[0]
+    g = 0
+    line = 0
+    s = 0
+    cur = np.zeros(4, dtype=np.int64)  # key pos, call pos, tokens in the move text, extra pos
+    hands = np.zeros(3, dtype=np.int64)
+    taken_p = np.zeros(3, dtype=np.int64)
+    taken_t = np.zeros(3, dtype=np.int64)
+    trick = np.zeros(3, dtype=np.int64)
+    deal_tmp = np.zeros(32, dtype=np.int64)
+    trick_tmp = np.zeros((10, 5), dtype=np.int64)
+    tags = np.zeros((MAX_TAGS, 6), dtype=np.int64)
+    while s < n:
+        e = s
+        while e < n and buf[e] != 10:
+            e += 1
+        row = rows[g]
+        for k in range(N_FIELDS):  # (explicit loops: numba's slice fill allocates)
+            row[k] = 0
+        for k in (F_ERR_MOVE, F_DECLARER, F_CONTRACT, F_OUTCOME, F_ENDING, F_DISC0, F_DISC1,
+                  F_DT_DAY, F_DT_SEC, F_REC_WIN, F_REC_OVERBID, F_R_S, F_R_E, F_DT_S, F_DT_E):
+            row[k] = -1
+        for k in (F_REC_D, F_REC_V, F_REC_M, F_REC_P, F_REC_T, F_REC_S, F_REC_Z):
+            row[k] = ABSENT
+        row[F_LINE] = line
+        row[F_START] = s
+        row[F_END] = e
+        for k in range(2 * N_META):
+            meta[g, k] = -1
+        key0, call0, ext0 = cur[0], cur[1], cur[3]
+        _game_line(buf, s, e, row, meta[g], deal_tmp, trick_tmp, calls, kb, eb, cur, tabs,
+                   words, hands, taken_p, taken_t, trick, tags)
+        if row[F_STATUS] != OK:  # only accepted games keep their key, calls and JSON
+            cur[0], cur[1], cur[3] = key0, call0, ext0
+        if row[F_STATUS] != NO_GAME:
+            for k in range(32):
+                deals[g, k] = deal_tmp[k]
+            for t in range(row[F_NTRICKS]):
+                for k in range(5):
+                    tricks[g, t, k] = trick_tmp[t, k]
+            g += 1
+        line += 1
+        s = e + 1
+    return g, cur[1], cur[0], cur[3]
+
+
+@njit(cache=True, nogil=True)
+def gather_strings(buf, starts, ends):
+    """Concatenate buf[starts[i]:ends[i]] into (int32 offsets, bytes) for an Arrow string array.
+
+    A negative start gives an empty string (a missing tag); the caller masks it as null.
+    """
+    n = starts.shape[0]
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    total = 0
+    for i in range(n):
+        if starts[i] >= 0:
+            total += ends[i] - starts[i]
+        offsets[i + 1] = total
+    data = np.empty(total, dtype=np.uint8)
+    pos = 0
+    for i in range(n):
+        if starts[i] >= 0:
+            for k in range(starts[i], ends[i]):
+                data[pos] = buf[k]
+                pos += 1
+    return offsets, data

@@ -1,0 +1,249 @@
+"""Validate (and ingest) ISS files with the compiled kernel on all cores, chunk by chunk.
+
+:func:`fast_validate_iss` streams a file in chunks to a process pool; each worker runs the
+kernel over its chunk and builds the archive tables of the games it accepted. Every line the
+kernel did not accept (an error, ``??``, a value that differs from the record, anything it is
+not sure about) comes back as a :class:`~skatlog.ingest.sources.RawRecord` for the slow path,
+the reference validator (:func:`skatlog.ingest.validate.replay_parsed`), which gives the
+precise diagnosis. Batches come back in file order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import pyarrow as pa
+
+from ..model import LogGame
+from ..sources import RawRecord, iter_lines_records
+from . import iss_kernel as K
+from .columns import ChunkScan, archive_tables, scan
+from .stream import CHUNK_BYTES, decode_lines, has_lone_cr, iter_chunks, open_binary
+
+#: Names of the kernel's status codes (0 = accepted; 1-12 = model.ERROR_CODES).
+STATUS_NAMES = {
+    K.OK: "ok", K.SYNTAX: "syntax", K.TRUNCATED: "truncated", K.BAD_DEAL: "bad_deal",
+    K.ILLEGAL_BID: "illegal_bid", K.WRONG_PLAYER: "wrong_player", K.WRONG_PHASE: "wrong_phase",
+    K.ILLEGAL_DECLARATION: "illegal_declaration", K.CARD_NOT_IN_HAND: "card_not_in_hand",
+    K.REVOKE: "revoke", K.PLAY_AFTER_END: "play_after_end", K.CORRUPT_CARD: "corrupt_card",
+    K.SCORE_MISMATCH: "score_mismatch", K.RESULT_DIFFERS: "result_differs",
+    K.UNSURE: "unsure", K.FRAGMENT: "fragment",
+}
+
+#: The per-game numpy columns of :meth:`FastBatch.columns` and the kernel field they come from.
+COLUMN_FIELDS = {
+    "status": K.F_STATUS, "error_move": K.F_ERR_MOVE, "outcome": K.F_OUTCOME,
+    "ending": K.F_ENDING, "declarer": K.F_DECLARER, "contract": K.F_CONTRACT,
+    "hand": K.F_HAND, "schneider_announced": K.F_SCHN_ANN,
+    "schwarz_announced": K.F_SCHW_ANN, "ouvert": K.F_OUVERT, "skat_taken": K.F_SKAT_TAKEN,
+    "bid": K.F_BID, "matadors": K.F_MATADORS, "declarer_points": K.F_DPOINTS,
+    "declarer_tricks": K.F_DTRICKS, "defender_points": K.F_DEFPOINTS,
+    "defender_tricks": K.F_DEFTRICKS, "schneider": K.F_SCHNEIDER, "schwarz": K.F_SCHWARZ,
+    "won": K.F_WON, "overbid": K.F_OVERBID, "value": K.F_VALUE,
+    "game_value": K.F_GAME_VALUE, "multiplier": K.F_MULT, "recorded_value": K.F_REC_V,
+    "tricks_played": K.F_NTRICKS, "moves": K.F_NMOVES,
+}
+
+
+_JSON_COLUMNS = (
+    "source_line", "record_id", "outcome", "declarer", "contract", "hand",
+    "schneider_announced", "schwarz_announced", "ouvert", "bid", "matadors",
+    "declarer_points", "declarer_tricks", "schneider", "schwarz", "won", "overbid", "value",
+    "recorded_value", "value_check",
+)
+
+
+@dataclass
+class FastBatch:
+    """The result of one chunk.
+
+    ``rows`` is the kernel's per-record matrix (one row per record line, ``F_*`` columns of
+    :mod:`.iss_kernel`); :meth:`columns` gives it as a dict of named numpy arrays (plus
+    ``line``, ``deal`` (n x 32 card indices) and ``tricks`` (n x 10 x 5: three cards in play
+    order, leader, winner)). ``tables`` holds the archive tables (``games``, ``tricks``,
+    ``auction``, schemas of :mod:`skatlog.ingest.schema`) of the accepted games when they
+    were asked for. ``slow`` holds the records for the reference validator, with their
+    1-based lines.
+    """
+
+    source: str
+    first_line: int
+    rows: np.ndarray
+    deals: np.ndarray
+    tricks: np.ndarray
+    slow: list[RawRecord] = field(default_factory=list)
+    tables: dict[str, pa.Table] | None = None
+
+    @property
+    def accepted(self) -> int:
+        """Games the kernel validated (status ok)."""
+        return int((self.rows[:, K.F_STATUS] == K.OK).sum())
+
+    @property
+    def seen(self) -> int:
+        """Records in the chunk: accepted plus the ones for the slow path."""
+        return self.accepted + len(self.slow)
+
+    @property
+    def lines(self) -> np.ndarray:
+        return self.rows[:, K.F_LINE].astype(np.int64) + self.first_line
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Named per-record numpy columns (every record line, accepted or not)."""
+        out = {name: self.rows[:, f] for name, f in COLUMN_FIELDS.items()}
+        out["line"] = self.lines
+        out["deal"] = self.deals
+        out["tricks"] = self.tricks
+        return out
+
+    def json_objects(self) -> list[dict[str, Any]]:
+        """``skatlog validate --json`` objects (:func:`skatlog.ingest.validate.game_json`
+        form) of the accepted games, in file order; needs ``tables``."""
+        if self.tables is None:
+            raise ValueError("json_objects needs the batch's tables (tables=True)")
+        games = self.tables["games"]
+        columns = {name: games.column(name).to_pylist() for name in _JSON_COLUMNS}
+        out = []
+        for i in range(games.num_rows):
+            obj: dict[str, Any] = {
+                "source": self.source, "line": columns["source_line"][i], "format": "iss",
+                "id": columns["record_id"][i] or "", "ok": True, "errors": [],
+                "warnings": [], "passed": columns["outcome"][i] == "passed",
+            }
+            for name in _JSON_COLUMNS[2:]:
+                obj[name] = columns[name][i]
+            out.append(obj)
+        return out
+
+    def slow_games(self) -> Iterator[LogGame]:
+        """The slow-path records, validated by the reference validator (in file order)."""
+        from ..validate import parse_raw, replay_parsed
+
+        for raw in self.slow:
+            yield replay_parsed(parse_raw(raw))
+
+
+def iter_validation_json(path_or_stream: str | os.PathLike[str] | BinaryIO, *,
+                         workers: int | None = None, source: str | None = None
+                         ) -> Iterator[dict[str, Any]]:
+    """Every game of an ISS file as its ``skatlog validate --json`` object, in file order:
+    the fast path's accepted games and the reference validator's verdict on the rest."""
+    from ..validate import game_json
+
+    for batch in fast_validate_iss(path_or_stream, workers=workers, source=source):
+        fast = batch.json_objects()
+        slow = [game_json(game) for game in batch.slow_games()]
+        i = j = 0
+        while i < len(fast) or j < len(slow):
+            if j >= len(slow) or (i < len(fast) and fast[i]["line"] < slow[j]["line"]):
+                yield fast[i]
+                i += 1
+            else:
+                yield slow[j]
+                j += 1
+
+
+def _slow_records(scan_: ChunkScan, source: str) -> list[RawRecord]:
+    """RawRecords of every line the kernel did not accept, cut as the reference reader cuts.
+
+    A complete one-line record is one record; consecutive fragments (a multi-line record, or
+    junk) are handed to the reference record splitter together.
+    """
+    rows = scan_.rows
+    status = rows[:, K.F_STATUS]
+    todo = np.flatnonzero(status != K.OK)
+    out: list[RawRecord] = []
+    chunk = scan_.chunk
+    i = 0
+    while i < len(todo):
+        r = todo[i]
+        j = i
+        if status[r] == K.FRAGMENT:
+            while j + 1 < len(todo) and todo[j + 1] == todo[j] + 1 \
+                    and status[todo[j + 1]] == K.FRAGMENT:
+                j += 1
+        last = todo[j]
+        text = chunk[rows[r, K.F_START]:rows[last, K.F_END]].decode("utf-8", "replace")
+        first = int(rows[r, K.F_LINE]) + scan_.first_line
+        for raw in iter_lines_records(text.split("\n"), source, "iss"):
+            out.append(RawRecord(raw.source, raw.line + first - 1, raw.text, raw.format,
+                                 raw.complete))
+        i = j + 1
+    return out
+
+
+def process_chunk(first_line: int, chunk: bytes, source: str, build_tables: bool,
+                  ingest_id: str | None) -> FastBatch:
+    """Scan one chunk (in a worker): kernel, archive tables, slow-path records."""
+    if has_lone_cr(chunk):  # lines split where the kernel would not: all to the slow path
+        records = list(iter_lines_records(decode_lines(chunk), source, "iss"))
+        slow = [RawRecord(r.source, r.line + first_line - 1, r.text, r.format, r.complete)
+                for r in records]
+        empty = np.zeros((0, K.N_FIELDS), np.int32)
+        return FastBatch(source, first_line, empty, np.zeros((0, 32), np.uint8),
+                         np.zeros((0, 10, 5), np.int8), slow, None)
+    scan_ = scan(chunk, first_line)
+    tables = archive_tables(scan_, source, ingest_id) if build_tables else None
+    return FastBatch(source, first_line, scan_.rows, scan_.deals, scan_.tricks,
+                     _slow_records(scan_, source), tables)
+
+
+def warm_up() -> None:
+    """Load (or compile, once: numba caches it) the kernel before worker processes fork."""
+    process_chunk(1, b"(;GM[Skat]MV[w]R[];)\n", "<warm-up>", True, None)
+
+
+def fast_validate_iss(
+    path_or_stream: str | os.PathLike[str] | BinaryIO,
+    *,
+    workers: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    tables: bool = True,
+    source: str | None = None,
+    ingest_id: str | None = None,
+    pool: bool | None = None,
+) -> Iterator[FastBatch]:
+    """Validate an ISS file chunk by chunk; yields one :class:`FastBatch` per chunk, in order.
+
+    ``path_or_stream``: a path (plain, .gz, .bz2, .zst) or a binary stream. ``workers``: the
+    processes to use (default: every core; 1 runs in this process). ``tables``: build the
+    archive tables of the accepted games. ``pool``: use worker processes (default: when
+    ``workers`` > 1; ``pool=True`` with one worker leaves this process free, e.g. to write
+    Parquet). At most ``2 x workers`` chunks are in flight, so memory stays bounded
+    whatever the file size.
+    """
+    if isinstance(path_or_stream, (str, os.PathLike)):
+        name = source if source is not None else str(path_or_stream)
+        stream: BinaryIO = open_binary(Path(path_or_stream))
+        close = True
+    else:
+        name = source if source is not None else getattr(path_or_stream, "name", "<stream>")
+        stream = path_or_stream
+        close = False
+    workers = workers or os.cpu_count() or 1
+    try:
+        chunks = iter_chunks(stream, chunk_bytes)
+        if not (pool if pool is not None else workers > 1):
+            for first, chunk in chunks:
+                yield process_chunk(first, chunk, name, tables, ingest_id)
+            return
+        warm_up()
+        with mp.get_context("fork").Pool(workers) as procs:
+            pending: deque[Any] = deque()
+            for first, chunk in chunks:
+                pending.append(procs.apply_async(
+                    process_chunk, (first, chunk, name, tables, ingest_id)))
+                while len(pending) >= 2 * workers:
+                    yield pending.popleft().get()
+            while pending:
+                yield pending.popleft().get()
+    finally:
+        if close:
+            stream.close()

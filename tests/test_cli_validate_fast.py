@@ -1,0 +1,32 @@
+"""``skatlog validate --fast`` (the compiled ISS path) reports exactly what the reference
+path reports: the same JSON objects, the same compiler-style lines, the same exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from skatlog.cli import app
+
+pytest.importorskip("numba")
+SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, ["validate", *args])
+
+
+@pytest.mark.parametrize("where", ["samples", "shared"])
+def test_fast_and_reference_paths_agree(where: str, iss_dir: Path) -> None:
+    path = str(SAMPLES if where == "samples" else iss_dir)
+    fast, slow = _run("--fast", "--json", path), _run("--no-fast", "--json", path)
+    assert fast.exit_code == slow.exit_code == 1
+    objects = [json.loads(line) for line in fast.stdout.splitlines() if line.startswith("{")]
+    expected = [json.loads(line) for line in slow.stdout.splitlines() if line.startswith("{")]
+    assert objects == expected and len(objects) >= 26
+    fast_text, slow_text = _run("--fast", path), _run("--no-fast", path)
+    assert fast_text.stdout == slow_text.stdout
+    assert fast_text.exit_code == slow_text.exit_code == 1
