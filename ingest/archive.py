@@ -69,6 +69,59 @@ def _dictionary_columns(schema: pa.Schema) -> list[str]:
     return [name for name in schema.names if name not in DISTINCT_COLUMNS]
 
 
+#: Columns that keep min/max statistics in fast-written partitions (cheap, and useful for
+#: filtering runs); the rest skip them, which saves a pass over every value.
+FAST_STATISTICS = ("seed", "origin", "ingest_id", "trick_no", "call_no")
+#: Text columns compressed with snappy in fast-written partitions (cheap, halves the size).
+FAST_SNAPPY = ("moves", "record_id", "session_id", "extra", "raw", "message")
+
+
+def parquet_options(schema: pa.Schema, fast: bool = False) -> dict[str, Any]:
+    """``pq.ParquetWriter`` keyword arguments for a table's partitions.
+
+    The default is zstd everywhere with dictionaries on the low-cardinality columns (small
+    files for logged games). ``fast`` is for bulk simulated runs, where the writer is the
+    bottleneck: measured per column, dictionary columns keep their dictionary, small
+    integers (card lists such as ``deal`` too) use BYTE_STREAM_SPLIT + zstd level 1 (their
+    zero high bytes vanish at almost no cost, faster than a dictionary for ``deal``),
+    nearly distinct 64-bit ids stay plain (snappy only where ids repeat, in child tables),
+    text gets snappy, and statistics are kept only for :data:`FAST_STATISTICS`. Measured on
+    simulated hands: ~1.7x less CPU than the default for ~1.2x the bytes. DuckDB, polars
+    and pyarrow >= 16 read both (BYTE_STREAM_SPLIT on integers is Parquet format 2.11).
+    """
+    if not fast:
+        return {"compression": "zstd", "use_dictionary": _dictionary_columns(schema)}
+    dictionary: list[str] = []
+    compression: dict[str, str] = {}
+    level: dict[str, int] = {}
+    encoding: dict[str, str] = {}
+    table = (schema.metadata or {}).get(b"skatlog.table", b"").decode()
+    for column in schema:
+        name, type_ = column.name, column.type
+        if pa.types.is_list(type_):  # settings address the leaf column
+            name, type_ = f"{name}.list.element", type_.value_type
+        if pa.types.is_dictionary(type_) or name == "seed":
+            dictionary.append(name)  # a handful of distinct values: the codec is nearly free
+            compression[name] = "zstd"
+            level[name] = 1
+        elif name in ("game_id", "reject_id"):
+            compression[name] = "snappy" if table in ("tricks", "auction") else "none"
+        elif pa.types.is_integer(type_) and type_.bit_width <= 16:
+            encoding[name] = "BYTE_STREAM_SPLIT"
+            compression[name] = "zstd"
+            level[name] = 1
+        elif name in FAST_SNAPPY:
+            compression[name] = "snappy"
+        elif pa.types.is_integer(type_) or pa.types.is_boolean(type_):
+            compression[name] = "none"  # card masks: 32 random bits; booleans: bit-packed
+        else:
+            compression[name] = "zstd"
+            level[name] = 1
+    return {"compression": compression, "compression_level": level or None,
+            "use_dictionary": dictionary, "column_encoding": encoding or None,
+            "write_statistics": [n for n in FAST_STATISTICS if n in schema.names]}
+
+
 class ArchiveError(RuntimeError):
     """An archive that cannot be read or written (bad manifest, busy lock, bad batch)."""
 
@@ -222,6 +275,13 @@ class IdSet:
                                   self.recent_sorted)
             self.recent_sorted = np.empty(0, np.int64)
 
+    def sorted_ids(self) -> np.ndarray:
+        """Every id in the set, sorted (for handing the set to parallel writers)."""
+        if not len(self.recent_sorted):
+            return self.base
+        return np.insert(self.base, np.searchsorted(self.base, self.recent_sorted),
+                         self.recent_sorted)
+
     def new_mask(self, ids: np.ndarray) -> np.ndarray:
         """Mask of ``ids`` not in the set and first of their value within ``ids``; adds them."""
         ids = np.asarray(ids, dtype=np.int64)
@@ -290,6 +350,91 @@ def new_ingest_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
 
 
+class PartitionFiles:
+    """The partition files one writer produces: one open Parquet file per table, rolled
+    over at :data:`ROWS_PER_FILE`, named ``<table>/part-<prefix>-<n>.parquet``.
+
+    Used by :class:`ArchiveWriter` and by helpers (threads or processes) that write shards
+    of one run while the writer holds the lock (:meth:`ArchiveWriter.adopt` then commits
+    their parts).
+    Nothing here is visible to readers until a manifest lists it.
+    """
+
+    def __init__(self, root: Path, prefix: str, ingest_id: str, fast: bool = False) -> None:
+        self.root = root
+        self.prefix = prefix
+        self.ingest_id = ingest_id
+        self.fast = fast
+        self.parts: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._paths: dict[str, Path] = {}
+        self._rows: dict[str, int] = {}
+        self._numbers: dict[str, int] = {}
+
+    @property
+    def open_tables(self) -> list[str]:
+        return list(self._writers)
+
+    def write(self, table: str, data: pa.Table) -> None:
+        """Append rows that already have ``table``'s schema."""
+        writer = self._writers.get(table)
+        if writer is None:
+            folder = self.root / table
+            folder.mkdir(exist_ok=True)
+            number = self._numbers.get(table, 0) + 1
+            self._numbers[table] = number
+            path = folder / f"part-{self.prefix}-{number:04d}.parquet"
+            writer = pq.ParquetWriter(path, TABLES[table],
+                                      **parquet_options(TABLES[table], self.fast))
+            self._writers[table] = writer
+            self._paths[table] = path
+            self._rows[table] = 0
+        writer.write_table(data, row_group_size=max(data.num_rows, 1))
+        self._rows[table] += data.num_rows
+        if self._rows[table] >= ROWS_PER_FILE[table]:
+            self.finish(table)
+
+    def finish(self, table: str) -> None:
+        """Close ``table``'s open file, fsync it and record it as a part."""
+        self._writers.pop(table).close()
+        path = self._paths.pop(table)
+        _fsync_path(path)
+        self.parts[table].append({"path": f"{table}/{path.name}",
+                                  "rows": self._rows.pop(table),
+                                  "ingest_id": self.ingest_id})
+
+    def finish_all(self) -> dict[str, list[dict[str, Any]]]:
+        """Close every open file; returns all parts written, per table."""
+        for table in list(self._writers):
+            self.finish(table)
+        return self.parts
+
+    def abandon(self) -> None:
+        """Close and delete everything written (a failed or abandoned run)."""
+        for table in list(self._writers):
+            with contextlib.suppress(Exception):
+                self._writers.pop(table).close()
+        for path in self._paths.values():
+            with contextlib.suppress(OSError):
+                path.unlink()
+        self._paths.clear()
+        for parts in self.parts.values():
+            for part in parts:
+                with contextlib.suppress(OSError):
+                    (self.root / part["path"]).unlink()
+
+
+def fit_schema(table: str, data: pa.Table) -> pa.Table:
+    """``data`` with ``table``'s exact schema (columns selected and cast), or SchemaError."""
+    schema = TABLES[table]
+    if data.schema == schema:
+        return data
+    try:
+        return data.select(schema.names).cast(schema)
+    except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as err:
+        raise SchemaError(f"{table}: batch does not fit the schema: {err}") from err
+
+
 @dataclass
 class AppendCounts:
     """What one append did."""
@@ -310,17 +455,15 @@ class ArchiveWriter:
 
     def __init__(self, archive: str | os.PathLike[str] | None = None, *,
                  ingest_id: str | None = None, lock_timeout: float | None = None,
-                 on_wait: Callable[[], None] | None = None) -> None:
+                 on_wait: Callable[[], None] | None = None, fast: bool = False) -> None:
         self.root = archive_path(archive)
         self.ingest_id = ingest_id or new_ingest_id()
         self.lock_timeout = lock_timeout
         self.on_wait = on_wait
+        self.fast = fast  # fast Parquet settings (see parquet_options), for bulk simulation
         self._lock: FileLock | None = None
-        self._writers: dict[str, pq.ParquetWriter] = {}
-        self._rows_in_file: dict[str, int] = {}
-        self._file_no: dict[str, int] = {}
-        self._new_parts: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
-        self._open_paths: dict[str, Path] = {}
+        self._files = PartitionFiles(self.root, self.ingest_id, self.ingest_id, fast)
+        self._adopted: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
         self._paused_batch = False
         self.manifest = Manifest()
         self.game_ids = IdSet()
@@ -369,18 +512,15 @@ class ArchiveWriter:
 
     def close(self) -> None:
         """Abandon anything uncommitted and release the lock."""
-        for name in list(self._writers):
-            with contextlib.suppress(Exception):
-                self._writers.pop(name).close()
         if not self.committed:
-            for parts in self._new_parts.values():
-                for part in parts:
+            self._files.abandon()
+            # this run's files, including shards helpers wrote but never handed over
+            for name in TABLES:
+                for path in (self.root / name).glob(f"part-{self.ingest_id}-*.parquet*"):
                     with contextlib.suppress(OSError):
-                        (self.root / part["path"]).unlink()
-            for path in self._open_paths.values():
-                with contextlib.suppress(OSError):
-                    path.unlink()
-        self._open_paths.clear()
+                        path.unlink()
+        else:
+            self._files.finish_all()
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -412,39 +552,27 @@ class ArchiveWriter:
     def write(self, table: str, data: pa.Table) -> None:
         """Write rows to ``table``'s partition of this run, as they are (no dedupe)."""
         self._check_open()
-        schema = TABLES[table]
         if data.num_rows == 0:
             return
-        if data.schema != schema:
-            try:
-                data = data.select(schema.names).cast(schema)
-            except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as err:
-                raise SchemaError(f"{table}: batch does not fit the schema: {err}") from err
-        writer = self._writers.get(table)
-        if writer is None:
-            folder = self.root / table
-            folder.mkdir(exist_ok=True)
-            number = self._file_no.get(table, 0) + 1
-            self._file_no[table] = number
-            path = folder / f"part-{self.ingest_id}-{number:04d}.parquet"
-            writer = pq.ParquetWriter(path, schema, compression="zstd",
-                                      use_dictionary=_dictionary_columns(schema))
-            self._writers[table] = writer
-            self._open_paths[table] = path
-            self._rows_in_file[table] = 0
-        writer.write_table(data, row_group_size=max(data.num_rows, 1))
-        self._rows_in_file[table] += data.num_rows
-        if self._rows_in_file[table] >= ROWS_PER_FILE[table]:
-            self._finish_file(table)
+        self._files.write(table, fit_schema(table, data))
 
-    def _finish_file(self, table: str) -> None:
-        writer = self._writers.pop(table)
-        writer.close()
-        path = self._open_paths.pop(table)
-        _fsync_path(path)
-        self._new_parts[table].append({"path": f"{table}/{path.name}",
-                                       "rows": self._rows_in_file.pop(table),
-                                       "ingest_id": self.ingest_id})
+    def adopt(self, parts: Mapping[str, list[dict[str, Any]]]) -> None:
+        """Take over partition files a helper wrote for this run (``PartitionFiles`` with
+        this writer's ingest id, under this archive): :meth:`commit` makes them visible
+        with the rest, :meth:`close` without a commit deletes them. No dedupe happens here:
+        the helper filtered its rows against the archive's ids."""
+        self._check_open()
+        for table, entries in parts.items():
+            if table not in TABLES:
+                raise ArchiveError(f"unknown table {table!r}")
+            for part in entries:
+                rel = str(part["path"])
+                folder, _, name = rel.partition("/")
+                if (folder != table or not name.startswith(f"part-{self.ingest_id}-")
+                        or not (self.root / rel).is_file()):
+                    raise ArchiveError(f"{self.root / rel}: not a partition of this run")
+                self._adopted[table].append(
+                    {"path": rel, "rows": int(part["rows"]), "ingest_id": self.ingest_id})
 
     def append_games(self, tables: Mapping[str, pa.Table]) -> AppendCounts:
         """Append ``games`` (+ their ``tricks`` and ``auction``) rows, skipping known ids.
@@ -493,11 +621,10 @@ class ArchiveWriter:
 
     def batch_done(self) -> None:
         """Mark the end of a batch (where the ``batch`` test pause of PAUSE_ENV happens)."""
-        if (not self._paused_batch and self._writers
+        if (not self._paused_batch and self._files.open_tables
                 and os.environ.get(PAUSE_ENV) == "batch"):
             self._paused_batch = True
-            for table in list(self._writers):
-                self._finish_file(table)  # make the partial files real on disk
+            self._files.finish_all()  # make the partial files real on disk
             _pause("batch")
 
     # -- commit
@@ -506,16 +633,16 @@ class ArchiveWriter:
         self._check_open()
         if ingest_row is not None:
             self.write("ingests", ingest_row)
-        for table in list(self._writers):
-            self._finish_file(table)
-        for parts in self._new_parts.values():
-            for part in parts:
+        written = self._files.finish_all()
+        new_parts = {name: self._adopted[name] + written[name] for name in TABLES}
+        for parts in self._adopted.values():
+            for part in parts:  # cheap when the helper already synced it
                 _fsync_path(self.root / part["path"])
         for name in TABLES:
-            if self._new_parts[name]:
+            if new_parts[name]:
                 _fsync_path(self.root / name, directory=True)
         manifest = Manifest(self.manifest.generation + 1,
-                            {name: self.manifest.tables.get(name, []) + self._new_parts[name]
+                            {name: self.manifest.tables.get(name, []) + new_parts[name]
                              for name in TABLES})
         tmp = self.root / f"{MANIFEST}.tmp-{self.ingest_id}"
         with open(tmp, "w", encoding="utf-8") as handle:

@@ -82,28 +82,24 @@ def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.n
     if decl < 0:
         return pos
     d = game[i, _COL_DECLARER]
-    steps = np.empty(3, dtype=np.int64)  # 0 pick up, 1 discard, 2 declare
+    # the declarer's steps: declare (2) alone, or pick up (0), then discard (1) and declare
+    # in the order they were made; packed as base-4 digits, no array per row
     n_steps = 1
-    steps[0] = 2
+    steps = 2
     if game[i, _COL_PICKUP]:
         n_steps = 3
-        steps[0] = 0
-        if game[i, _COL_FIRST]:
-            steps[1] = 2
-            steps[2] = 1
-        else:
-            steps[1] = 1
-            steps[2] = 2
+        steps = 0 + 4 * 2 + 16 * 1 if game[i, _COL_FIRST] else 0 + 4 * 1 + 16 * 2
     for s in range(n_steps):
+        step = (steps >> (2 * s)) & 3
         if write:
             out[pos] = 32
             out[pos + 1] = 48 + d
         pos += 2
-        if steps[s] == 0:
+        if step == 0:
             if write:
                 out[pos] = 115  # s
             pos += 1
-        elif steps[s] == 1:
+        elif step == 1:
             if write:
                 a = discard[i, 0]
                 b = discard[i, 1]
@@ -120,6 +116,8 @@ def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.n
                 for k in range(DECL_LEN_T[decl]):
                     out[pos + 1 + k] = DECL_NAME_T[decl, k]
             pos += 1 + DECL_LEN_T[decl]
+    if not write:
+        return pos + 4 * game[i, _COL_NCARDS]
     leader = 0
     for k in range(game[i, _COL_NCARDS]):
         trick = k // 3
@@ -190,3 +188,105 @@ def game_ids(deal: np.ndarray, offsets: np.ndarray, text: np.ndarray, seed: int,
     """64-bit content ids: FNV-1a over seed, ``salt`` (run options such as sessions), deal,
     moves text and each seat's bot code, finished with a 64-bit mixer."""
     return _game_ids(deal, offsets, text, seed, salt, bots_by_seat)
+
+
+@njit(nogil=True)
+def _hand_masks(deal: np.ndarray) -> np.ndarray:
+    """``[n, 4]`` uint32 card masks of Forehand, Middlehand, Rearhand and the skat."""
+    count = deal.shape[0]
+    out = np.zeros((count, 4), dtype=np.uint32)
+    for i in range(count):
+        for k in range(32):
+            part = 3 if k >= 30 else k // 10
+            out[i, part] |= np.uint32(1) << np.uint32(deal[i, k])
+    return out
+
+
+def hand_masks(deal: np.ndarray) -> np.ndarray:
+    """The deal as 32-bit masks (bit ``c`` set when card ``c`` is held), one column per
+    hand and one for the skat: the archive's ``forehand_cards`` .. ``skat_cards``."""
+    return _hand_masks(deal)
+
+
+@njit(nogil=True)
+def _trick_rows(ids: np.ndarray, cards: np.ndarray, winners: np.ndarray,
+                points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    count = winners.shape[0]
+    total = 0
+    for i in range(count):
+        for t in range(10):
+            if winners[i, t] >= 0:
+                total += 1
+    game_id = np.empty(total, dtype=np.int64)
+    small = np.empty((10, total), dtype=np.uint8)  # trick_no leader c1 c2 c3 s1 s2 s3 win pts
+    row = 0
+    for i in range(count):
+        leader = 0
+        for t in range(10):
+            winner = winners[i, t]
+            if winner < 0:
+                break
+            game_id[row] = ids[i]
+            small[0, row] = t + 1
+            small[1, row] = leader
+            pts = 0
+            for k in range(3):
+                card = cards[i, 3 * t + k]
+                small[2 + k, row] = card
+                small[5 + k, row] = (leader + k) % 3
+                pts += points[card]
+            small[8, row] = winner
+            small[9, row] = pts
+            leader = winner
+            row += 1
+    return game_id, small
+
+
+#: Column names of the ``small`` array :func:`trick_rows` returns, in order.
+TRICK_SMALL_COLUMNS = ("trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2",
+                       "seat3", "winner", "points")
+
+
+def trick_rows(ids: np.ndarray, cards: np.ndarray, winners: np.ndarray,
+               points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``tricks`` rows of a batch: (game_id per row, uint8 ``[10, rows]`` array of the
+    :data:`TRICK_SMALL_COLUMNS`), one row per completed trick in play order."""
+    return _trick_rows(ids, cards, winners, points)
+
+
+@njit(nogil=True)
+def _auction_rows(ids: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
+                  call_seats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                   np.ndarray, np.ndarray]:
+    count = n_calls.shape[0]
+    total = 0
+    for i in range(count):
+        total += n_calls[i]
+    game_id = np.empty(total, dtype=np.int64)
+    small = np.empty((2, total), dtype=np.uint8)  # call_no, seat
+    kind = np.empty(total, dtype=np.int32)        # index into CALL_KINDS: bid hold pass
+    value = np.empty(total, dtype=np.int16)
+    is_pass = np.empty(total, dtype=np.bool_)
+    row = 0
+    for i in range(count):
+        current = 0
+        for k in range(n_calls[i]):
+            code = calls[i, k]
+            if code > current:
+                current = code
+            game_id[row] = ids[i]
+            small[0, row] = k + 1
+            small[1, row] = call_seats[i, k]
+            kind[row] = 2 if code == 0 else (1 if code == 1 else 0)
+            value[row] = current  # a hold repeats the bid it holds; null for a pass
+            is_pass[row] = code == 0
+            row += 1
+    return game_id, small, kind, value, is_pass
+
+
+def auction_rows(ids: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
+                 call_seats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                  np.ndarray, np.ndarray]:
+    """The ``auction`` rows of a batch: (game_id, uint8 ``[2, rows]`` call_no and seat,
+    int32 kind index (bid, hold, pass), int16 value, pass mask for the null values)."""
+    return _auction_rows(ids, n_calls, calls, call_seats)
