@@ -356,7 +356,7 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
 
     from skatlog.ingest.archive import PartitionFiles
 
-    numba.set_num_threads(min(task.threads, int(numba.config.NUMBA_NUM_THREADS)))
+    numba.set_num_threads(min(task.threads, int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     files = PartitionFiles(Path(task.root), f"{task.ingest_id}-{task.number:05d}",
                            task.ingest_id, fast=True)
     seen = np.empty(0, dtype=np.int64)  # ids of this task so far, sorted

@@ -11,7 +11,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 
@@ -82,12 +82,12 @@ def _is_iss(path: Path, fmt: str) -> bool:
     return False
 
 
-def _validate_fast(files: list[Path], fmt: str, as_json: bool, out: object) -> None:
+def _validate_fast(files: list[Path], fmt: str, as_json: bool, out: TextIO) -> None:
     """The same report through the compiled ISS path (:mod:`skatlog.ingest.fast`): the
     kernel's accepted games, and the reference validator's verdict on every other record."""
     from skatlog.ingest.fast import fast_validate_iss
 
-    write = out.write  # type: ignore[attr-defined]
+    write = out.write
     games = valid = 0
     codes: Counter[str] = Counter()
     checks: Counter[str] = Counter()
@@ -124,7 +124,7 @@ def _validate_fast(files: list[Path], fmt: str, as_json: bool, out: object) -> N
 
 
 def _tally(game: LogGame, codes: Counter[str], checks: Counter[str], as_json: bool,
-           out: object) -> None:
+           out: TextIO) -> None:
     """Count a reference-path game; report its errors unless the output is JSON."""
     checks[game.value_check] += 1
     codes.update({e.code for e in game.errors})
