@@ -4,7 +4,9 @@ Writes (once, cached under ``bench/out/``) an ISS file of ``--games`` random leg
 played by the engine, then measures
 
 1. fast validation (parse + full replay + scoring + comparison with ``R[...]``),
-2. the full ingest into a fresh Parquet archive (validation + archive tables + writing),
+2. the full ingest into a fresh Parquet archive (validation + archive tables + writing, the
+   worker processes writing the partitions), then a re-ingest of the same file (all
+   duplicates),
 3. the reference path (ISS reader + engine replay, ``skatlog.ingest.validate``) on a sample,
 4. a differential check: every accepted game of a ``--diff`` sample is compared with the
    engine's own record of that game, field by field (status, tricks, value, every scored
@@ -75,15 +77,25 @@ def bench_validate(path: Path, workers: int) -> tuple[int, float]:
 
 
 def bench_ingest(path: Path, workers: int) -> tuple[int, float]:
+    """Ingest into a fresh archive (the workers write the Parquet partitions), then again
+    into the same archive (every game a duplicate, nothing stored)."""
     archive = Path(tempfile.mkdtemp(prefix="skatlog-bench-archive-", dir=OUT))
     try:
         start = time.perf_counter()
         summary = ingest_iss_fast([path], archive, workers=workers)  # incl. SHA-256
         took = time.perf_counter() - start
         size = sum(f.stat().st_size for f in archive.rglob("*.parquet"))
+        files = sum(1 for _ in archive.glob("games/*.parquet"))
         print(f"ingest      {summary.seen:,} games in {took:.2f} s = {summary.seen / took:,.0f}"
               f" games/s (stored {summary.stored:,}, duplicates {summary.duplicates:,},"
-              f" rejected {summary.rejected:,}; Parquet {size / 2**20:,.0f} MB)")
+              f" rejected {summary.rejected:,}; Parquet {size / 2**20:,.0f} MB,"
+              f" {files} games files)")
+        start = time.perf_counter()
+        again = ingest_iss_fast([path], archive, workers=workers)
+        again_took = time.perf_counter() - start
+        print(f"re-ingest   {again.seen:,} games in {again_took:.2f} s ="
+              f" {again.seen / again_took:,.0f} games/s (stored {again.stored:,},"
+              f" duplicates {again.duplicates:,})")
         return summary.seen, took
     finally:
         shutil.rmtree(archive, ignore_errors=True)

@@ -348,3 +348,63 @@ def test_validation_json_equals_reference(engine_games, iss_dir: Path) -> None:
         want = [game_json(g) for g in iter_text_games(text, name, "iss")]
         got = list(iter_validation_json(io.BytesIO(text.encode()), workers=1, source=name))
         assert got == want, name
+
+
+def _archive_tables(archive: Path) -> dict[str, pa.Table]:
+    from skatlog.ingest.archive import read_table
+
+    tables = {name: read_table(archive, name) for name in ("games", "tricks", "auction")}
+    return {name: t.drop_columns([c for c in ("ingest_id",) if c in t.schema.names])
+            for name, t in tables.items()}
+
+
+def test_worker_written_partitions_equal_reference_ingest(engine_games, iss_dir: Path,
+                                                          tmp_path) -> None:
+    """Workers write the partitions (several tasks, two processes); games repeated across
+    tasks and within a task are stored once, the rows equal the reference ingest's, nothing
+    but committed files stays on disk, and a re-ingest stores nothing."""
+    from skatlog.ingest.archive import MANIFEST, read_manifest
+    from skatlog.ingest.pipeline import ingest_paths
+
+    _, lines = engine_games
+    real = sorted(iss_dir.glob("*.sgf"))[0].read_text().splitlines()
+    # repeats: within the first chunks, across tasks, and a whole early stretch at the end
+    body = lines[:300] + lines[10:20] + real + lines[300:600] + lines[100:250] + lines[:40]
+    log = tmp_path / "dups.sgf"
+    log.write_text("\n".join(body) + "\n")
+    fast_archive, ref_archive = tmp_path / "fast", tmp_path / "ref"
+    fast = ingest_iss_fast([log], fast_archive, workers=2, chunk_bytes=1 << 14)
+    ref = ingest_paths([log], ref_archive, progress=False, fast=False)
+    assert (fast.seen, fast.stored, fast.duplicates, fast.rejected) == \
+        (ref.seen, ref.stored, ref.duplicates, ref.rejected)
+    assert fast.duplicates >= 10 + 150 + 40
+    _assert_tables_equal(_archive_tables(ref_archive), _archive_tables(fast_archive))
+    manifest = read_manifest(fast_archive)
+    committed = {p for name in manifest.tables for p in manifest.files(name)}
+    assert {f"{p.parent.name}/{p.name}" for p in fast_archive.glob("*/*.parquet")} == committed
+    assert len(manifest.files("games")) > 2  # several worker tasks were adopted
+    digest = manifest.files("ingests")
+    assert digest and (fast_archive / MANIFEST).exists()
+    again = ingest_iss_fast([log], fast_archive, workers=2, chunk_bytes=1 << 14)
+    assert again.stored == 0 and again.duplicates == fast.stored + fast.duplicates
+    after = read_manifest(fast_archive)
+    for name in ("games", "tricks", "auction"):
+        assert after.files(name) == manifest.files(name)
+    assert len(list(fast_archive.glob("games/*.parquet"))) == len(manifest.files("games"))
+
+
+def test_ingest_records_the_sha256_of_every_file(engine_games, tmp_path) -> None:
+    import hashlib
+
+    from skatlog.ingest.archive import read_table
+
+    _, lines = engine_games
+    plain = tmp_path / "a.sgf"
+    plain.write_text("\n".join(lines[:100]) + "\n")
+    packed = tmp_path / "b.sgf.gz"
+    packed.write_bytes(gzip.compress(("\n".join(lines[100:200]) + "\n").encode()))
+    ingest_iss_fast([plain, packed], tmp_path / "archive", workers=2, chunk_bytes=1 << 12)
+    files = read_table(tmp_path / "archive", "ingests").column("files").to_pylist()[0]
+    assert [(f["path"], f["sha256"], f["bytes"]) for f in files] == [
+        (str(p), hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_size)
+        for p in (plain, packed)]

@@ -8,21 +8,28 @@ Lines) go through the reference path entirely. Same archive, same rows, same gam
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from skatlog import __version__
 
 from ..archive import ArchiveWriter
 from ..model import LogGame
 from ..pipeline import IngestSummary, file_digest
-from ..schema import GameRowsBuilder, RejectRowsBuilder, ingest_table
-from ..sources import detect_format, expand_paths
-from .runner import fast_validate_iss
+from ..schema import TABLES, GameRowsBuilder, RejectRowsBuilder, ingest_table
+from ..sources import RawRecord, detect_format, expand_paths
+from .parts import iter_part_batches
 from .stream import CHUNK_BYTES, open_binary
 
 FastIngestSummary = IngestSummary
@@ -85,39 +92,42 @@ def ingest_iss_fast(
     """Ingest ISS files (or directories; plain, .gz, .bz2, .zst) with the fast path.
 
     Returns the same :class:`~skatlog.ingest.pipeline.IngestSummary` as the reference
-    ingest. ``on_progress(games seen so far)`` is called after every chunk. ``hash_files``
-    records each file's SHA-256 in the ``ingests`` row (one extra read of each file).
+    ingest. ``on_progress(games seen so far)`` is called after every task. ``hash_files``
+    records each file's SHA-256 in the ``ingests`` row (plain files are hashed as they are
+    read; compressed ones, whose stored bytes are hashed, take one extra read).
+
+    The worker processes write the partition files of the games they accept
+    (:mod:`.parts`); this process dedupes their game ids in file order, validates the
+    records the kernel handed over with the reference validator, and commits everything in
+    one manifest commit.
     """
     from ..validate import iter_log_games
 
     expanded = expand_paths([Path(p) for p in paths])
-    digests = [file_digest(p) if hash_files else (str(p), "", p.stat().st_size)
-               for p in expanded]
     started = datetime.now(UTC)
     clock = time.perf_counter()
     by_code: Counter[str] = Counter()
+    digests: list[tuple[str, str, int]] = []
     with ArchiveWriter(archive, fast=fast_parquet) as writer:
         summary = IngestSummary(writer.ingest_id, writer.root, files=len(expanded))
         sink = _SlowSink(writer, summary, by_code)
-        for path in expanded:
+        for index, path in enumerate(expanded):
             if file_format(path) != "iss":
                 for game in iter_log_games([path]):
                     sink.add(game)
                 sink.flush()
+                digests.append(_digest(path, hash_files))
                 continue
-            for batch in fast_validate_iss(path, workers=workers, chunk_bytes=chunk_bytes,
-                                           ingest_id=writer.ingest_id):
-                assert batch.tables is not None
-                summary.seen += batch.accepted
-                counts = writer.append_games(batch.tables)
-                summary.stored += counts.stored
-                summary.duplicates += counts.duplicates
-                for game in batch.slow_games():
-                    sink.add(game)
-                sink.flush()
-                writer.batch_done()
-                if on_progress is not None:
-                    on_progress(summary.seen)
+            if not hash_files or is_compressed(path):  # the stored bytes are hashed
+                digests.append(_digest(path, hash_files))
+                hasher = None
+            else:
+                hasher = hashlib.sha256()
+            _ingest_one(path, writer, sink, summary, workers=workers, chunk_bytes=chunk_bytes,
+                        fast=fast_parquet, hasher=hasher,
+                        prefix=f"{writer.ingest_id}-f{index:04d}", on_progress=on_progress)
+            if hasher is not None:
+                digests.append((str(path), hasher.hexdigest(), path.stat().st_size))
         summary.rejected_by_code = dict(by_code)
         summary.seconds = time.perf_counter() - clock
         writer.commit(ingest_table(
@@ -128,3 +138,61 @@ def ingest_iss_fast(
             skatlog_version=__version__,
         ))
     return summary
+
+
+def _digest(path: Path, hash_files: bool) -> tuple[str, str, int]:
+    return file_digest(path) if hash_files else (str(path), "", path.stat().st_size)
+
+
+def is_compressed(path: Path) -> bool:
+    """Whether :func:`.stream.open_binary` decompresses ``path`` (by its name)."""
+    return path.name.lower().endswith((".gz", ".bz2", ".zst"))
+
+
+def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: IngestSummary,
+                *, workers: int | None, chunk_bytes: int, fast: bool,
+                hasher: Any, prefix: str, on_progress: Callable[[int], None] | None) -> None:
+    """One ISS file: workers write the accepted games' partitions, this process adopts them
+    (or rewrites a task's files without the games an earlier task of the run stored)."""
+    # workers drop ids the run already stored (forked: as of this file's start)
+    for batch in iter_part_batches(path, writer.root, writer.ingest_id, writer.game_ids,
+                                   workers=workers, chunk_bytes=chunk_bytes, fast=fast,
+                                   prefix=prefix, hasher=hasher):
+        summary.seen += batch.accepted
+        keep = writer.game_ids.new_mask(batch.ids)
+        stored = int(keep.sum())
+        summary.stored += stored
+        summary.duplicates += batch.accepted - stored
+        if stored == len(batch.ids):
+            writer.adopt(batch.parts)
+        else:
+            _rewrite_without(writer, batch.parts, batch.ids[keep])
+        for game in _slow_games(batch.slow):
+            sink.add(game)
+        sink.flush()
+        writer.batch_done()
+        if on_progress is not None:
+            on_progress(summary.seen)
+
+
+def _slow_games(records: list[RawRecord]) -> Iterable[LogGame]:
+    from ..validate import parse_raw, replay_parsed
+
+    for raw in records:
+        yield replay_parsed(parse_raw(raw))
+
+
+def _rewrite_without(writer: ArchiveWriter, parts: dict[str, list[dict[str, Any]]],
+                     kept: np.ndarray) -> None:
+    """Copy the rows of the games ``kept`` from a task's partition files into the writer's
+    own partitions, then delete the task's files (the rare path: a game repeated across
+    tasks)."""
+    value_set = pa.array(kept, pa.int64())
+    for table, entries in parts.items():
+        for part in entries:
+            path = writer.root / part["path"]
+            if len(kept):
+                data = pq.read_table(path, schema=TABLES[table])
+                writer.write(table, data.filter(
+                    pc.is_in(data.column("game_id"), value_set=value_set)))
+            path.unlink(missing_ok=True)

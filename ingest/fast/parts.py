@@ -1,0 +1,240 @@
+"""Worker processes that validate ISS chunks AND write their archive partition files.
+
+The single-threaded Parquet writer of the main process was the bottleneck of a big ingest, so
+here each task (a few consecutive chunks of the file) is scanned by the kernel, turned into
+the ``games``/``tricks``/``auction`` tables of its accepted games and written straight to its
+own partition files (``<table>/part-<ingest_id>-c<task>-<n>.parquet``) inside the archive,
+under the lock the main process's :class:`~skatlog.ingest.archive.ArchiveWriter` holds. Only
+the file names, the game ids written and the records for the slow path travel back.
+
+Games whose id the archive already held when the run started, and repeats within the task,
+are dropped by the worker; repeats across tasks only the main process can see (it dedupes
+every task's ids in file order, and rewrites a task's files without them). Nothing is visible
+before the writer's manifest commit; a crash leaves orphans that the next writer removes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import io
+import multiprocessing as mp
+import os
+import signal
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema
+from ..sources import RawRecord
+from .runner import process_chunk, warm_up
+from .stream import CHUNK_BYTES, iter_chunks, open_binary
+
+#: Chunks per task: a task's files hold this many chunks' games (fewer, bigger files), while
+#: the kernel still works chunk by chunk (bounded memory per worker).
+CHUNKS_PER_TASK = 2
+
+#: Game ids the archive held when the run started; inherited by forked workers.
+_KNOWN: IdSet | None = None
+
+GAME_TABLES = ("games", "tricks", "auction")
+
+
+@dataclass
+class PartBatch:
+    """What one task did: ``accepted`` games (kernel status ok), of which the ones with
+    ``ids`` (file order) are in the partition files ``parts``; ``slow`` records go to the
+    reference validator."""
+
+    number: int
+    accepted: int
+    ids: np.ndarray
+    parts: dict[str, list[dict[str, Any]]]
+    slow: list[RawRecord] = field(default_factory=list)
+
+
+def _keep_rows(tables: dict[str, pa.Table], keep: np.ndarray, ids: np.ndarray
+               ) -> dict[str, pa.Table]:
+    """The game tables restricted to the games of mask ``keep`` (children by game_id)."""
+    if keep.all():
+        return tables
+    kept = pa.array(ids[keep])
+    out = {"games": tables["games"].filter(pa.array(keep))}
+    for child in GAME_TABLES[1:]:
+        rows = tables.get(child)
+        if rows is not None:
+            out[child] = rows.filter(pc.is_in(rows.column("game_id"), value_set=kept))
+    return out
+
+
+#: A chunk handed to a task: its first line and either its bytes or, for a plain file the
+#: worker reads itself (no copy through a pipe), its (offset, length) in that file.
+Chunk = tuple[int, bytes | tuple[int, int]]
+
+
+def _chunk_bytes(data: bytes | tuple[int, int], fd: int | None) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    offset, length = data
+    assert fd is not None
+    out = os.pread(fd, length, offset)
+    if len(out) != length:
+        raise OSError(f"input file changed while it was read (short read at {offset})")
+    return out
+
+
+def write_task(number: int, chunks: list[Chunk], source: str, root: str,
+               ingest_id: str, prefix: str, fast: bool, path: str | None = None
+               ) -> PartBatch:
+    """Scan ``chunks`` (in a worker) and write the new accepted games to partition files;
+    ``path``: the plain file that chunks given as (offset, length) are read from."""
+    fd = os.open(path, os.O_RDONLY) if path is not None else None
+    try:
+        return _write_task(number, [(first, _chunk_bytes(data, fd)) for first, data in chunks],
+                           source, root, ingest_id, prefix, fast)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root: str,
+                ingest_id: str, prefix: str, fast: bool) -> PartBatch:
+    files = PartitionFiles(Path(root), f"{prefix}-c{number:05d}", ingest_id, fast)
+    seen_here = IdSet()
+    written: list[np.ndarray] = []
+    slow: list[RawRecord] = []
+    accepted = 0
+    try:
+        for first, chunk in chunks:
+            batch = process_chunk(first, chunk, source, True, ingest_id)
+            slow.extend(batch.slow)
+            accepted += batch.accepted
+            if batch.tables is None or batch.tables["games"].num_rows == 0:
+                continue
+            ids = batch.tables["games"].column("game_id").to_numpy().astype(np.int64)
+            keep = seen_here.new_mask(ids)
+            if _KNOWN is not None and len(_KNOWN):
+                keep &= ~_KNOWN.contains(ids)
+            if not keep.any():
+                continue
+            for table, data in _keep_rows(batch.tables, keep, ids).items():
+                if data.num_rows:
+                    files.write(table, fit_schema(table, data))
+            written.append(ids[keep])
+        parts = files.finish_all()
+    except BaseException:
+        files.abandon()
+        raise
+    ids_out = np.concatenate(written) if written else np.empty(0, np.int64)
+    return PartBatch(number, accepted, ids_out, {t: p for t, p in parts.items() if p}, slow)
+
+
+def iter_part_batches(
+    path_or_stream: str | os.PathLike[str] | BinaryIO,
+    root: Path,
+    ingest_id: str,
+    known: IdSet,
+    *,
+    source: str | None = None,
+    workers: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    chunks_per_task: int = CHUNKS_PER_TASK,
+    fast: bool = True,
+    prefix: str | None = None,
+    hasher: Any | None = None,
+) -> Iterator[PartBatch]:
+    """Validate an ISS file and write its accepted games' partitions, task by task.
+
+    Yields one :class:`PartBatch` per task, in file order (so partition and row order do
+    not depend on the worker count or scheduling). ``workers`` > 1 runs the tasks in that
+    many forked processes with at most ``2 x workers`` tasks in flight (bounded memory);
+    1 runs them in this process. ``known``: the archive's game ids at the start of the run.
+    ``prefix`` (default ``ingest_id``; it must start with it) names the partition files
+    ``part-<prefix>-c<task>-<n>``: give each file of a run its own. ``hasher`` (a hashlib
+    object) is fed every byte of the (decompressed) stream, in order.
+    """
+    global _KNOWN
+    plain: str | None = None
+    if isinstance(path_or_stream, (str, os.PathLike)):
+        name = source if source is not None else str(path_or_stream)
+        stream: BinaryIO = open_binary(Path(path_or_stream))
+        close = True
+        if isinstance(stream, io.BufferedReader):  # not decompressed: workers read it too
+            plain = os.fspath(path_or_stream)
+    else:
+        name = source if source is not None else getattr(path_or_stream, "name", "<stream>")
+        stream = path_or_stream
+        close = False
+    workers = workers or os.cpu_count() or 1
+    _KNOWN = known
+    try:
+        args = (name, str(root), ingest_id, prefix or ingest_id, fast)
+        if workers <= 1:
+            for number, chunks in _tasks(iter_chunks(stream, chunk_bytes),
+                                         max(1, chunks_per_task), hasher, False):
+                yield write_task(number, chunks, *args)
+            return
+        tasks = _tasks(iter_chunks(stream, chunk_bytes), max(1, chunks_per_task), hasher,
+                       plain is not None)
+        warm_up()  # load the compiled kernel once, before the workers fork
+        # a ProcessPoolExecutor, not a Pool: a worker killed (e.g. out of memory) fails
+        # the run instead of hanging it
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
+                                 initializer=_die_with_parent, initargs=(os.getpid(),)
+                                 ) as procs:
+            pending: deque[Future[PartBatch]] = deque()
+            try:
+                for number, chunks in tasks:
+                    pending.append(procs.submit(write_task, number, chunks, *args, plain))
+                    while len(pending) >= 2 * workers:
+                        yield pending.popleft().result()
+                while pending:
+                    yield pending.popleft().result()
+            except BrokenProcessPool as err:
+                raise ArchiveError(f"{name}: a worker process died ({err}); nothing was"
+                                   " committed") from None
+            finally:
+                for future in pending:
+                    future.cancel()
+    finally:
+        _KNOWN = None
+        if close:
+            stream.close()
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker start-up: end this worker when the main process dies (Linux
+    PR_SET_PDEATHSIG), so a killed ingest leaves no workers behind writing orphans."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the prctl took effect
+        os._exit(1)
+
+
+def _tasks(chunks: Iterator[tuple[int, bytes]], per_task: int, hasher: Any | None,
+           by_offset: bool) -> Iterator[tuple[int, list[Chunk]]]:
+    """Consecutive groups of ``per_task`` chunks, numbered from 1; every chunk also goes
+    through ``hasher`` (so the file is hashed as it is read, not in a second pass).
+    ``by_offset``: chunks are handed on as (offset, length) in the stream."""
+    group: list[Chunk] = []
+    number = 0
+    offset = 0
+    for first, data in chunks:
+        if hasher is not None:
+            hasher.update(data)
+        group.append((first, (offset, len(data)) if by_offset else data))
+        offset += len(data)
+        if len(group) == per_task:
+            number += 1
+            yield number, group
+            group = []
+    if group:
+        yield number + 1, group
