@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from skatlog.engine import (
     Bid,
     Card,
@@ -10,9 +12,17 @@ from skatlog.engine import (
     Declaration,
     Declare,
     Discard,
+    GameRecord,
     GameState,
+    Leave,
     Pass,
     PickUp,
+    RandomPlayer,
+    Resign,
+    RuleError,
+    ShowCards,
+    TimeOut,
+    deal_cards,
     parse_cards,
 )
 
@@ -50,3 +60,23 @@ def forehand_declares(
         state.apply(Discard(0, (a, b)))
     state.apply(Declare(0, Declaration.normalized(contract, hand=hand, **announcements)))
     return state
+
+
+def random_record(seed: int, concessions: bool = True) -> GameRecord:
+    """A random legal hand; with ``concessions`` a resign, show, time-out or leave may come
+    at any point where the rules allow it."""
+    rng = random.Random(seed)
+    state = GameState(deal_cards(rng))
+    player = RandomPlayer(step_bids=rng.random() < 0.7)
+    while not state.finished:
+        if concessions and rng.random() < 0.04:
+            move = rng.choice([Resign, ShowCards, TimeOut, Leave])(rng.randrange(3))
+            try:
+                state.check(move)
+            except RuleError:
+                pass
+            else:
+                state.apply(move)
+                continue
+        state.apply(player.choose(state, rng))
+    return GameRecord.from_state(state)

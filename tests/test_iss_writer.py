@@ -2,47 +2,17 @@
 
 from __future__ import annotations
 
-import random
 from datetime import UTC, datetime
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skatlog.engine import (
-    GameRecord,
-    GameState,
-    Leave,
-    RandomPlayer,
-    Resign,
-    RuleError,
-    ShowCards,
-    TimeOut,
-    deal_cards,
-)
 from skatlog.ingest.iss import format_moves, read_iss, write_iss
 from skatlog.ingest.model import GameMeta, LogGame
 from skatlog.ingest.validate import iter_log_games, replay_parsed
 
-
-def random_record(seed: int, concessions: bool = True) -> GameRecord:
-    """A random legal hand; with ``concessions`` a resign, show, time-out or leave may come
-    at any point where the rules allow it."""
-    rng = random.Random(seed)
-    state = GameState(deal_cards(rng))
-    player = RandomPlayer(step_bids=rng.random() < 0.7)
-    while not state.finished:
-        if concessions and rng.random() < 0.04:
-            move = rng.choice([Resign, ShowCards, TimeOut, Leave])(rng.randrange(3))
-            try:
-                state.check(move)
-            except RuleError:
-                pass
-            else:
-                state.apply(move)
-                continue
-        state.apply(player.choose(state, rng))
-    return GameRecord.from_state(state)
+from .enginekit import random_record
 
 
 def same_game(a: LogGame, b: LogGame) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -13,43 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skatlog.engine import (
-    GameRecord,
-    GameState,
-    Leave,
     RandomPlayer,
-    Resign,
-    RuleError,
-    ShowCards,
-    TimeOut,
-    deal_cards,
     play_session,
 )
 from skatlog.ingest.jsonl import read_jsonl, write_jsonl
 from skatlog.ingest.model import GameMeta, LogGame
 from skatlog.ingest.validate import iter_log_games, replay_parsed, validate_text
 
+from .enginekit import random_record
+
 SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "skatlog-1.schema.json")
                     .read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-
-
-def random_record(seed: int, concessions: bool = True) -> GameRecord:
-    """A random legal hand with concessions wherever the rules allow them."""
-    rng = random.Random(seed)
-    state = GameState(deal_cards(rng))
-    player = RandomPlayer(step_bids=rng.random() < 0.7)
-    while not state.finished:
-        if concessions and rng.random() < 0.04:
-            move = rng.choice([Resign, ShowCards, TimeOut, Leave])(rng.randrange(3))
-            try:
-                state.check(move)
-            except RuleError:
-                pass
-            else:
-                state.apply(move)
-                continue
-        state.apply(player.choose(state, rng))
-    return GameRecord.from_state(state)
 
 
 def reread(line: str) -> LogGame:
