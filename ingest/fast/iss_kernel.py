@@ -167,6 +167,18 @@ def _popcount(x):
 
 
 @njit(cache=True)
+def _remaining_points(hands, trick, ntrick_cards, skat_in_hand, skat_mask, card_points):
+    """R17: the points of every card not yet won (the hands and the open trick), which
+    conceding defenders give to the declarer; an undiscarded skat counts as the skat."""
+    rem = hands[0] | hands[1] | hands[2]
+    for k in range(ntrick_cards):
+        rem |= np.int64(1) << trick[k]
+    if skat_in_hand:
+        rem &= ~skat_mask
+    return _mask_points(rem, card_points)
+
+
+@njit(cache=True)
 def _mask_points(mask, card_points):
     total = 0
     for c in range(32):
@@ -499,12 +511,9 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                 else:
                     ending = END_DEFENDER_ABSENT
                     if contract != 5:
-                        rem = hands[0] | hands[1] | hands[2]
-                        for k in range(ntrick_cards):
-                            rem |= np.int64(1) << trick[k]
-                        if skat_taken and disc0 < 0:
-                            rem &= ~skat_mask
-                        credited_p = _mask_points(rem, card_points)
+                        credited_p = _remaining_points(hands, trick, ntrick_cards,
+                                                       skat_taken and disc0 < 0, skat_mask,
+                                                       card_points)
                         credited_t = 10 - ntricks
                 phase = PH_DONE
                 continue
@@ -674,12 +683,9 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                 resigned |= 1 << seat
                 if _popcount(resigned) == 2:
                     if contract != 5:
-                        rem = hands[0] | hands[1] | hands[2]
-                        for k in range(ntrick_cards):
-                            rem |= np.int64(1) << trick[k]
-                        if skat_taken and disc0 < 0:
-                            rem &= ~skat_mask
-                        credited_p = _mask_points(rem, card_points)
+                        credited_p = _remaining_points(hands, trick, ntrick_cards,
+                                                       skat_taken and disc0 < 0, skat_mask,
+                                                       card_points)
                         credited_t = 10 - ntricks
                     ending = END_DEFENDERS_RESIGNED
                     phase = PH_DONE
