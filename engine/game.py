@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .auction import Auction
-from .cards import CARD_POINTS, DECK, Card, cards_of, iter_bits, mask_of, points_of
+from .cards import CARD_POINTS, Card, cards_of, mask_of, points_of
 from .contract import Contract, Declaration
 from .deal import Deal
 from .errors import (
@@ -521,7 +521,4 @@ def all_declarations() -> list[Declaration]:
     return list(_ALL_DECLARATIONS)
 
 
-__all__ = [
-    "DECK", "Ending", "GameResult", "GameState", "Phase", "Trick", "all_declarations",
-    "iter_bits",
-]
+__all__ = ["Ending", "GameResult", "GameState", "Phase", "Trick", "all_declarations"]
