@@ -24,15 +24,8 @@ import numpy as np
 import pyarrow as pa
 
 from .batch import BatchGames, bot_codes, simulate_batch
-from .batch.encode import (
-    TRICK_SMALL_COLUMNS,
-    auction_rows,
-    game_ids,
-    hand_masks,
-    moves_text,
-    trick_rows,
-)
-from .batch.tables import DECL_T, POINTS_T
+from .batch.encode import TRICK_SMALL_COLUMNS, batch_rows, run_ids
+from .batch.tables import DECL_T
 from .contract import Contract
 from .session import HANDS_PER_SESSION
 
@@ -115,18 +108,32 @@ _KINDS = pa.array(["bid", "hold", "pass"])
 
 
 def _dict(indices: np.ndarray, dictionary: pa.Array | list[str],
-          mask: np.ndarray | None = None) -> pa.DictionaryArray:
+          valid: pa.Buffer | None = None, nulls: int = 0) -> pa.DictionaryArray:
+    """A dictionary column from int indices; ``valid`` is a validity bitmap (see
+    :func:`_validity`) with ``nulls`` null rows, shared by the columns it applies to."""
     values = dictionary if isinstance(dictionary, pa.Array) else pa.array(dictionary)
-    return pa.DictionaryArray.from_arrays(
-        pa.array(indices.astype(np.int32, copy=False), mask=mask), values)
+    codes = indices.astype(np.int32, copy=False)
+    return pa.DictionaryArray.from_arrays(_array(codes, pa.int32(), valid, nulls), values)
 
 
-def _masked(values: np.ndarray, type_: pa.DataType, mask: np.ndarray) -> pa.Array:
-    return pa.array(values, type=type_, mask=mask)
+def _validity(passed: np.ndarray) -> tuple[pa.Buffer | None, int]:
+    """The validity bitmap of the columns that are null in passed hands, and their count."""
+    nulls = int(passed.sum())
+    if nulls == 0:
+        return None, 0
+    return pa.py_buffer(np.packbits(~passed, bitorder="little")), nulls
 
 
-def _flag(values: np.ndarray, mask: np.ndarray) -> pa.Array:
-    return pa.array(values.astype(bool), type=pa.bool_(), mask=mask)
+def _array(values: np.ndarray, type_: pa.DataType, valid: pa.Buffer | None, nulls: int
+           ) -> pa.Array:
+    """``values`` (a numpy array of ``type_``'s width) as an Arrow array, no copy."""
+    data = np.ascontiguousarray(values.astype(type_.to_pandas_dtype(), copy=False))
+    return pa.Array.from_buffers(type_, len(values), [valid, pa.py_buffer(data)], nulls)
+
+
+def _flag(values: np.ndarray, valid: pa.Buffer | None, nulls: int) -> pa.Array:
+    bits = pa.py_buffer(np.packbits(values.astype(bool), bitorder="little"))
+    return pa.Array.from_buffers(pa.bool_(), len(values), [valid, bits], nulls)
 
 
 def batch_tables(batch: BatchGames, options: SimulationOptions,
@@ -142,10 +149,9 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
     index = batch.index
     dealer = index % 3
     positions = [(dealer + 1 + seat) % 3 for seat in range(3)]  # seat -> table position
-    bots_by_seat = np.stack([bot_codes(options.bots)[p] for p in positions], axis=1)
-    offsets, text = moves_text(batch)
-    ids = game_ids(batch.deal, offsets, text, options.seed, bots_by_seat,
-                   salt=1 if options.sessions else 0)
+    ids = run_ids(options.seed, options.bots, batch.start, n,
+                  salt=1 if options.sessions else 0)
+    rows = batch_rows(batch, ids)
 
     col = batch.column
     declarer = col("declarer").astype(np.int8)
@@ -155,6 +161,7 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
     contract = decl_rows[:, 0]
     pickup = col("pickup").astype(bool)
     declarer_tricks = col("declarer_tricks")
+    valid, nulls = _validity(passed)
     ending = np.where(passed, 0, np.where((contract == Contract.NULL) & (declarer_tricks > 0),
                                           2, 1))
     names = list(options.player_names)
@@ -165,7 +172,6 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
     discard_values = batch.discard[laid_away].reshape(-1).view(np.uint8)
     discard = pa.ListArray.from_arrays(pa.array(discard_offsets), pa.array(discard_values),
                                        mask=pa.array(~laid_away))
-    masks = hand_masks(batch.deal)
     const = np.zeros(n, dtype=np.int32)
     games: dict[str, object] = {
         "game_id": ids,
@@ -176,26 +182,28 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
         "rearhand": _dict(positions[2], names),
         "dealer": np.full(n, 2, dtype=np.int8),  # the dealer sits Rearhand (R1)
         "deal": batch.deal.view(np.uint8),
-        "forehand_cards": masks[:, 0],
-        "middlehand_cards": masks[:, 1],
-        "rearhand_cards": masks[:, 2],
-        "skat_cards": masks[:, 3],
+        "forehand_cards": rows.masks[0],
+        "middlehand_cards": rows.masks[1],
+        "rearhand_cards": rows.masks[2],
+        "skat_cards": rows.masks[3],
         "passed": passed,
         "outcome": _dict(passed.astype(np.int32), _OUTCOMES),
         "ending": _dict(ending, _ENDINGS),
-        "declarer": _masked(declarer, pa.int8(), passed),
-        "declarer_name": _dict(np.choose(np.maximum(declarer, 0), positions), names, passed),
-        "contract": _dict(contract, _CONTRACTS, passed),
-        "hand": _flag(decl_rows[:, 1], passed),
-        "schneider_announced": _flag(decl_rows[:, 2], passed),
-        "schwarz_announced": _flag(decl_rows[:, 3], passed),
-        "ouvert": _flag(decl_rows[:, 4], passed),
-        "skat_taken": _flag(pickup, passed),
+        "declarer": _array(declarer, pa.int8(), valid, nulls),
+        "declarer_name": _dict(np.choose(np.maximum(declarer, 0), positions), names, valid,
+                               nulls),
+        "contract": _dict(contract, _CONTRACTS, valid, nulls),
+        "hand": _flag(decl_rows[:, 1], valid, nulls),
+        "schneider_announced": _flag(decl_rows[:, 2], valid, nulls),
+        "schwarz_announced": _flag(decl_rows[:, 3], valid, nulls),
+        "ouvert": _flag(decl_rows[:, 4], valid, nulls),
+        "skat_taken": _flag(pickup, valid, nulls),
         "discard": discard,
         "bid": col("bid"),
         "value": col("value"),
         "value_check": _dict(const, ["not_recorded"]),
-        "moves": pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(text)),
+        "moves": pa.StringArray.from_buffers(n, pa.py_buffer(rows.offsets),
+                                             pa.py_buffer(rows.text)),
         "recorded_rules": np.zeros(n, dtype=bool),
         "seed": np.full(n, options.seed, dtype=np.int64),
         "bots": _dict(dealer, rotations),
@@ -204,9 +212,9 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
                         ("defender_points", pa.int16()), ("declarer_tricks", pa.int8()),
                         ("defender_tricks", pa.int8()), ("game_value", pa.int16()),
                         ("multiplier", pa.int8())):
-        games[name] = _masked(col(name), type_, passed)
+        games[name] = _array(col(name), type_, valid, nulls)
     for name in ("schneider", "schwarz", "won", "overbid"):
-        games[name] = _flag(col(name), passed)
+        games[name] = _flag(col(name), valid, nulls)
     if options.sessions:
         session_no = index // HANDS_PER_SESSION
         labels = [f"sim-{options.seed}-{s}" for s in range(int(session_no[0]),
@@ -217,24 +225,21 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
         games["ingest_id"] = _dict(const, [ingest_id])
 
     # tricks: one row per completed trick
-    trick_ids, small = trick_rows(ids, batch.cards, batch.winners, POINTS_T)
-    tricks: dict[str, object] = {"game_id": trick_ids}
-    tricks.update(zip(TRICK_SMALL_COLUMNS, small, strict=True))
+    tricks: dict[str, object] = {"game_id": rows.trick_ids}
+    tricks.update(zip(TRICK_SMALL_COLUMNS, rows.trick, strict=True))
 
     # auction: one row per call; a hold repeats the bid it holds
-    call_ids, call_small, kind, value, is_pass = auction_rows(
-        ids, batch.n_calls, batch.calls, batch.call_seats)
     auction = {
-        "game_id": call_ids,
-        "call_no": call_small[0],
-        "seat": call_small[1],
-        "kind": _dict(kind, _KINDS),
-        "value": _masked(value, pa.int16(), is_pass),
+        "game_id": rows.call_ids,
+        "call_no": rows.call[0],
+        "seat": rows.call[1],
+        "kind": _dict(rows.kind, _KINDS),
+        "value": _array(rows.value, pa.int16(), *_validity(rows.is_pass)),
     }
     return {
         "games": table_from_columns("games", games, n),
-        "tricks": table_from_columns("tricks", tricks, len(trick_ids)),
-        "auction": table_from_columns("auction", auction, len(call_ids)),
+        "tricks": table_from_columns("tricks", tricks, len(rows.trick_ids)),
+        "auction": table_from_columns("auction", auction, len(rows.call_ids)),
     }
 
 
@@ -358,7 +363,7 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
 
     numba.set_num_threads(min(task.threads, int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     files = PartitionFiles(Path(task.root), f"{task.ingest_id}-{task.number:05d}",
-                           task.ingest_id, fast=True)
+                           task.ingest_id, fast=True, sequential_ids=True)
     seen = np.empty(0, dtype=np.int64)  # ids of this task so far, sorted
     result = _TaskResult({})
     try:
@@ -610,76 +615,12 @@ def simulate_to_file(
 
 
 # ------------------------------------------------------------------ checking stored runs
-_CHECKED = ("value", "won", "overbid", "bid", "declarer", "matadors", "declarer_points",
-            "defender_points", "declarer_tricks", "defender_tricks", "game_value",
-            "multiplier", "schneider", "schwarz")
-
-
-def _verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
-    """Replay stored games through ``GameState.apply`` and compare the stored results."""
-    from skatlog.ingest.schema import decode_moves
-
-    from .deal import Deal
-    from .game import GameState
-
-    problems: list[str] = []
-    count = len(columns["game_id"])
-    for row in range(count):
-        game_id = columns["game_id"][row]
-        try:
-            state = GameState(Deal.from_cards(columns["deal"][row]))
-            for move in decode_moves(columns["moves"][row]):
-                state.apply(move)
-            result = state.result()
-        except ValueError as err:
-            problems.append(f"{game_id}: {type(err).__name__}: {err}")
-            continue
-        score = result.score
-        got = {"value": result.value, "bid": result.bid, "declarer": result.declarer,
-               "won": score.won if score else None,
-               "overbid": score.overbid if score else None,
-               "game_value": score.game_value if score else None,
-               "multiplier": score.multiplier if score else None,
-               "schneider": score.schneider if score else None,
-               "schwarz": score.schwarz if score else None}
-        for name in ("matadors", "declarer_points", "defender_points", "declarer_tricks",
-                     "defender_tricks"):
-            got[name] = getattr(result, name) if score else None
-        for name in _CHECKED:
-            if got[name] != columns[name][row]:
-                problems.append(f"{game_id}: {name} stored {columns[name][row]!r}, "
-                                f"engine {got[name]!r}")
-    return count, problems
-
-
 def verify_archive(archive: str | os.PathLike[str] | None, *, workers: int = 1,
                    batch_size: int = 20_000, on_progress: Progress | None = None,
                    ) -> tuple[int, list[str]]:
-    """Replay every game stored in the archive through the engine's validated path
-    (``GameState.apply``) and compare the stored result columns. Returns (games checked,
-    problems); ``workers`` processes share the work."""
-    from multiprocessing import get_context
+    """Replay every stored game through ``GameState.apply`` and compare the stored results
+    (:func:`skatlog.ingest.verify.verify_archive`). Returns (games checked, problems)."""
+    from skatlog.ingest.verify import verify_archive as verify
 
-    from skatlog.ingest.archive import archive_path
-    from skatlog.ingest.archive import iter_batches as archive_batches
-
-    columns = ["game_id", "deal", "moves", *_CHECKED]
-    batches = (b.to_pydict() for b in archive_batches(archive_path(archive), "games",
-                                                      batch_size=batch_size, columns=columns))
-    checked = 0
-    problems: list[str] = []
-    if workers <= 1:
-        results: Iterator[tuple[int, list[str]]] = map(_verify_rows, batches)
-        for count, found in results:
-            checked += count
-            problems += found
-            if on_progress is not None:
-                on_progress(count)
-        return checked, problems
-    with get_context("spawn").Pool(workers) as pool:
-        for count, found in pool.imap(_verify_rows, batches):
-            checked += count
-            problems += found
-            if on_progress is not None:
-                on_progress(count)
-    return checked, problems
+    report = verify(archive, workers=workers, batch_size=batch_size, on_progress=on_progress)
+    return report.checked, report.problems

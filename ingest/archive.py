@@ -76,7 +76,8 @@ FAST_STATISTICS = ("seed", "origin", "ingest_id", "trick_no", "call_no")
 FAST_SNAPPY = ("moves", "record_id", "session_id", "extra", "raw", "message")
 
 
-def parquet_options(schema: pa.Schema, fast: bool = False) -> dict[str, Any]:
+def parquet_options(schema: pa.Schema, fast: bool = False, sequential_ids: bool = False
+                    ) -> dict[str, Any]:
     """``pq.ParquetWriter`` keyword arguments for a table's partitions.
 
     The default is zstd everywhere with dictionaries on the low-cardinality columns (small
@@ -88,6 +89,8 @@ def parquet_options(schema: pa.Schema, fast: bool = False) -> dict[str, Any]:
     text gets snappy, and statistics are kept only for :data:`FAST_STATISTICS`. Measured on
     simulated hands: ~1.7x less CPU than the default for ~1.2x the bytes. DuckDB, polars
     and pyarrow >= 16 read both (BYTE_STREAM_SPLIT on integers is Parquet format 2.11).
+    ``sequential_ids`` (a simulated run, whose hands have consecutive ids) writes
+    ``game_id`` with DELTA_BINARY_PACKED + zstd: ~0.1 byte per row instead of 8.
     """
     if not fast:
         return {"compression": "zstd", "use_dictionary": _dictionary_columns(schema)}
@@ -102,6 +105,10 @@ def parquet_options(schema: pa.Schema, fast: bool = False) -> dict[str, Any]:
             name, type_ = f"{name}.list.element", type_.value_type
         if pa.types.is_dictionary(type_) or name == "seed":
             dictionary.append(name)  # a handful of distinct values: the codec is nearly free
+            compression[name] = "zstd"
+            level[name] = 1
+        elif name == "game_id" and sequential_ids:
+            encoding[name] = "DELTA_BINARY_PACKED"
             compression[name] = "zstd"
             level[name] = 1
         elif name in ("game_id", "reject_id"):
@@ -360,11 +367,13 @@ class PartitionFiles:
     Nothing here is visible to readers until a manifest lists it.
     """
 
-    def __init__(self, root: Path, prefix: str, ingest_id: str, fast: bool = False) -> None:
+    def __init__(self, root: Path, prefix: str, ingest_id: str, fast: bool = False,
+                 sequential_ids: bool = False) -> None:
         self.root = root
         self.prefix = prefix
         self.ingest_id = ingest_id
         self.fast = fast
+        self.sequential_ids = sequential_ids
         self.parts: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._paths: dict[str, Path] = {}
@@ -385,7 +394,8 @@ class PartitionFiles:
             self._numbers[table] = number
             path = folder / f"part-{self.prefix}-{number:04d}.parquet"
             writer = pq.ParquetWriter(path, TABLES[table],
-                                      **parquet_options(TABLES[table], self.fast))
+                                      **parquet_options(TABLES[table], self.fast,
+                                                        self.sequential_ids))
             self._writers[table] = writer
             self._paths[table] = path
             self._rows[table] = 0

@@ -1,13 +1,19 @@
-"""Compiled text and id encoders for simulated hands (no Python loop per hand).
+"""Compiled row encoders and ids for simulated hands (no Python loop per hand).
 
-:func:`moves_text` writes every hand's move list in the archive's compact notation
-(``skatlog.ingest.schema.encode_moves``: ``"1p 2p 018 0s 0dST.H8 0=C 0CJ ..."``) as one UTF-8
-buffer plus offsets, ready to become an Arrow string column; a test holds it equal to
-``encode_moves``. :func:`game_ids` derives each simulated game's 64-bit id from its content
-(deal, moves, seed and bots), so the same run stored twice is recognised as duplicates.
+:func:`batch_rows` makes every row array of a batch in one compiled pass: each hand's move
+list in the archive's compact notation (``skatlog.ingest.schema.encode_moves``:
+``"1p 2p 018 0s 0dST.H8 0=C 0CJ ..."``) as one UTF-8 buffer plus offsets, ready to become an
+Arrow string column (:func:`moves_text` alone; a test holds it equal to ``encode_moves``), the
+card masks, and the ``tricks`` and ``auction`` rows. :func:`run_ids` gives a run's hands
+their 64-bit ids, derived from what decides them (generator, seed, bots, options, index).
 """
 
 from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -15,7 +21,7 @@ from ..cards import DECK
 from ..contract import Contract, Declaration
 from .jit import njit
 from .kernel import GAME_COLUMNS
-from .tables import DECL_T
+from .tables import DECL_T, POINTS_T
 
 #: Two ASCII bytes per card name (``CJ``, ``ST``, ``D7``).
 CARD_NAME_T = np.array([[ord(c.name[0]), ord(c.name[1])] for c in DECK], dtype=np.uint8)
@@ -43,7 +49,7 @@ _COL_DECL = GAME_COLUMNS.index("decl")
 _COL_NCARDS = GAME_COLUMNS.index("n_cards")
 
 
-@njit
+@njit(inline="always", error_model="numpy")
 def _int_text(out: np.ndarray, pos: int, value: int, write: bool) -> int:
     """Decimal digits of a positive ``value`` at ``pos``; returns the new position."""
     digits = 1 if value < 10 else (2 if value < 100 else 3)
@@ -54,7 +60,7 @@ def _int_text(out: np.ndarray, pos: int, value: int, write: bool) -> int:
     return pos + digits
 
 
-@njit
+@njit(inline="always", error_model="numpy")
 def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
                 game: np.ndarray, discard: np.ndarray, cards: np.ndarray,
                 winners: np.ndarray, out: np.ndarray, pos: int, write: bool) -> int:
@@ -134,7 +140,7 @@ def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.n
     return pos
 
 
-@njit(nogil=True)
+@njit(nogil=True, error_model="numpy")
 def _moves_text(n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
                 game: np.ndarray, discard: np.ndarray, cards: np.ndarray,
                 winners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -158,135 +164,156 @@ def moves_text(batch: object) -> tuple[np.ndarray, np.ndarray]:
                        b.discard, b.cards, b.winners)  # type: ignore[attr-defined]
 
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-_S33 = np.uint64(33)
-_M = np.uint64(0xFF51AFD7ED558CCD)
+#: The seat after ``seat`` in play order (R8).
+_NEXT_SEAT = np.array([1, 2, 0], dtype=np.int64)
 
 
-@njit(nogil=True)
-def _game_ids(deal: np.ndarray, offsets: np.ndarray, text: np.ndarray, seed: int,
-              salt: int, bots: np.ndarray) -> np.ndarray:
-    count = deal.shape[0]
-    out = np.empty(count, dtype=np.int64)
+@njit(nogil=True, error_model="numpy")
+def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
+                call_seats: np.ndarray, game: np.ndarray, discard: np.ndarray,
+                cards: np.ndarray, winners: np.ndarray, points: np.ndarray,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                           np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every row array of a batch in one pass over its hands (each hand read once, while
+    it is in cache): moves text, card masks, trick rows and auction rows."""
+    count = game.shape[0]
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    scratch = np.zeros(1, dtype=np.uint8)
+    n_tricks = 0
+    n_rows = 0
     for i in range(count):
-        h = ((_FNV_OFFSET ^ np.uint64(seed)) * _FNV_PRIME ^ np.uint64(salt)) * _FNV_PRIME
-        for k in range(32):
-            h = (h ^ np.uint64(deal[i, k])) * _FNV_PRIME
-        for k in range(offsets[i], offsets[i + 1]):
-            h = (h ^ np.uint64(text[k])) * _FNV_PRIME
-        for k in range(bots.shape[1]):
-            h = (h ^ np.uint64(bots[i, k] + 1)) * _FNV_PRIME
-        h = (h ^ (h >> _S33)) * _M
-        h = h ^ (h >> _S33)
-        out[i] = np.int64(h)
-    return out
-
-
-def game_ids(deal: np.ndarray, offsets: np.ndarray, text: np.ndarray, seed: int,
-             bots_by_seat: np.ndarray, salt: int = 0) -> np.ndarray:
-    """64-bit content ids: FNV-1a over seed, ``salt`` (run options such as sessions), deal,
-    moves text and each seat's bot code, finished with a 64-bit mixer."""
-    return _game_ids(deal, offsets, text, seed, salt, bots_by_seat)
-
-
-@njit(nogil=True)
-def _hand_masks(deal: np.ndarray) -> np.ndarray:
-    """``[n, 4]`` uint32 card masks of Forehand, Middlehand, Rearhand and the skat."""
-    count = deal.shape[0]
-    out = np.zeros((count, 4), dtype=np.uint32)
-    for i in range(count):
-        for k in range(32):
-            part = 3 if k >= 30 else k // 10
-            out[i, part] |= np.uint32(1) << np.uint32(deal[i, k])
-    return out
-
-
-def hand_masks(deal: np.ndarray) -> np.ndarray:
-    """The deal as 32-bit masks (bit ``c`` set when card ``c`` is held), one column per
-    hand and one for the skat: the archive's ``forehand_cards`` .. ``skat_cards``."""
-    return _hand_masks(deal)
-
-
-@njit(nogil=True)
-def _trick_rows(ids: np.ndarray, cards: np.ndarray, winners: np.ndarray,
-                points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    count = winners.shape[0]
-    total = 0
-    for i in range(count):
-        for t in range(10):
-            if winners[i, t] >= 0:
-                total += 1
-    game_id = np.empty(total, dtype=np.int64)
-    small = np.empty((10, total), dtype=np.uint8)  # trick_no leader c1 c2 c3 s1 s2 s3 win pts
+        offsets[i + 1] = offsets[i] + _encode_row(i, n_calls, calls, call_seats, game,
+                                                  discard, cards, winners, scratch, 0, False)
+        n_tricks += game[i, _COL_NCARDS] // 3
+        n_rows += n_calls[i]
+    text = np.empty(offsets[count], dtype=np.uint8)
+    masks = np.zeros((4, count), dtype=np.uint32)
+    trick_ids = np.empty(n_tricks, dtype=np.int64)
+    trick = np.empty((10, n_tricks), dtype=np.uint8)  # TRICK_SMALL_COLUMNS
+    call_ids = np.empty(n_rows, dtype=np.int64)
+    call = np.empty((2, n_rows), dtype=np.uint8)      # call_no, seat
+    kind = np.empty(n_rows, dtype=np.int32)           # index into CALL_KINDS: bid hold pass
+    value = np.empty(n_rows, dtype=np.int16)
+    is_pass = np.empty(n_rows, dtype=np.bool_)
     row = 0
+    crow = 0
     for i in range(count):
+        _encode_row(i, n_calls, calls, call_seats, game, discard, cards, winners, text,
+                    offsets[i], True)
+        for part in range(4):
+            mask = 0
+            for k in range(10 * part, min(10 * part + 10, 32)):
+                mask |= 1 << int(deal[i, k])
+            masks[part, i] = mask
+        gid = ids[i]
         leader = 0
-        for t in range(10):
-            winner = winners[i, t]
-            if winner < 0:
-                break
-            game_id[row] = ids[i]
-            small[0, row] = t + 1
-            small[1, row] = leader
-            pts = 0
-            for k in range(3):
-                card = cards[i, 3 * t + k]
-                small[2 + k, row] = card
-                small[5 + k, row] = (leader + k) % 3
-                pts += points[card]
-            small[8, row] = winner
-            small[9, row] = pts
+        for t in range(int(game[i, _COL_NCARDS]) // 3):
+            winner = int(winners[i, t])
+            c0 = int(cards[i, 3 * t])
+            c1 = int(cards[i, 3 * t + 1])
+            c2 = int(cards[i, 3 * t + 2])
+            trick_ids[row] = gid
+            trick[0, row] = t + 1
+            trick[1, row] = leader
+            trick[2, row] = c0
+            trick[3, row] = c1
+            trick[4, row] = c2
+            trick[5, row] = leader
+            trick[6, row] = _NEXT_SEAT[leader]
+            trick[7, row] = _NEXT_SEAT[_NEXT_SEAT[leader]]
+            trick[8, row] = winner
+            trick[9, row] = points[c0] + points[c1] + points[c2]
             leader = winner
             row += 1
-    return game_id, small
-
-
-#: Column names of the ``small`` array :func:`trick_rows` returns, in order.
-TRICK_SMALL_COLUMNS = ("trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2",
-                       "seat3", "winner", "points")
-
-
-def trick_rows(ids: np.ndarray, cards: np.ndarray, winners: np.ndarray,
-               points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ``tricks`` rows of a batch: (game_id per row, uint8 ``[10, rows]`` array of the
-    :data:`TRICK_SMALL_COLUMNS`), one row per completed trick in play order."""
-    return _trick_rows(ids, cards, winners, points)
-
-
-@njit(nogil=True)
-def _auction_rows(ids: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
-                  call_seats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                   np.ndarray, np.ndarray]:
-    count = n_calls.shape[0]
-    total = 0
-    for i in range(count):
-        total += n_calls[i]
-    game_id = np.empty(total, dtype=np.int64)
-    small = np.empty((2, total), dtype=np.uint8)  # call_no, seat
-    kind = np.empty(total, dtype=np.int32)        # index into CALL_KINDS: bid hold pass
-    value = np.empty(total, dtype=np.int16)
-    is_pass = np.empty(total, dtype=np.bool_)
-    row = 0
-    for i in range(count):
         current = 0
         for k in range(n_calls[i]):
             code = calls[i, k]
             if code > current:
                 current = code
-            game_id[row] = ids[i]
-            small[0, row] = k + 1
-            small[1, row] = call_seats[i, k]
-            kind[row] = 2 if code == 0 else (1 if code == 1 else 0)
-            value[row] = current  # a hold repeats the bid it holds; null for a pass
-            is_pass[row] = code == 0
-            row += 1
-    return game_id, small, kind, value, is_pass
+            call_ids[crow] = gid
+            call[0, crow] = k + 1
+            call[1, crow] = call_seats[i, k]
+            kind[crow] = 2 if code == 0 else (1 if code == 1 else 0)
+            value[crow] = current  # a hold repeats the bid it holds; null for a pass
+            is_pass[crow] = code == 0
+            crow += 1
+    return (offsets, text, masks, trick_ids, trick, call_ids, call, kind, value, is_pass)
 
 
-def auction_rows(ids: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
-                 call_seats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                  np.ndarray, np.ndarray]:
-    """The ``auction`` rows of a batch: (game_id, uint8 ``[2, rows]`` call_no and seat,
-    int32 kind index (bid, hold, pass), int16 value, pass mask for the null values)."""
-    return _auction_rows(ids, n_calls, calls, call_seats)
+@dataclass(frozen=True)
+class BatchRows:
+    """The row arrays of a simulated batch, ready to wrap as Arrow columns (no copy).
+
+    ``masks[part]`` is the ``forehand_cards`` .. ``skat_cards`` column; ``trick[k]`` the
+    :data:`TRICK_SMALL_COLUMNS` column ``k`` of the ``tricks`` rows (``trick_ids`` their
+    game ids); ``call[0]``/``call[1]`` the ``auction`` rows' call_no and seat, ``kind`` an
+    index into (bid, hold, pass), ``value`` the bid named or held (null where ``is_pass``).
+    """
+
+    ids: np.ndarray
+    offsets: np.ndarray
+    text: np.ndarray
+    masks: np.ndarray
+    trick_ids: np.ndarray
+    trick: np.ndarray
+    call_ids: np.ndarray
+    call: np.ndarray
+    kind: np.ndarray
+    value: np.ndarray
+    is_pass: np.ndarray
+
+
+def batch_rows(batch: object, ids: np.ndarray) -> BatchRows:
+    """All row arrays of ``batch`` (a :class:`~.games.BatchGames`) whose games get ``ids``."""
+    b = batch
+    return BatchRows(ids, *_batch_rows(
+        ids, b.deal, b.n_calls, b.calls, b.call_seats, b.game,  # type: ignore[attr-defined]
+        b.discard, b.cards, b.winners, POINTS_T))  # type: ignore[attr-defined]
+
+
+def generator_fingerprint() -> bytes:
+    """A digest of the sources that decide what a simulated hand is: the kernel, the
+    bots' heuristics, the rule tables and the engine modules they are computed from."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256(b"skatlog-simulator")
+    for path in [here / name for name in ("kernel.py", "heuristics.py", "tables.py")] + [
+            here.parent / name for name in ("tricks.py", "cards.py", "auction.py",
+                                            "contract.py")]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+_FINGERPRINT: bytes | None = None
+
+
+def run_base(seed: int, bots: Sequence[str], salt: int = 0) -> int:
+    """The id of hand 0 of a run: 64 bits of BLAKE2b over the generator fingerprint, the
+    seed, the bots by table position and ``salt`` (run options such as sessions).
+
+    A simulated hand is a pure function of (generator, seed, bots, options, hand index),
+    so hand ``i`` gets id ``base + i`` (mod 2**64, as int64): a rerun of the same seed
+    yields the same ids (stored once), a changed generator yields new ones, and the ids of
+    a run are consecutive, which Parquet stores in almost no space.
+    """
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        _FINGERPRINT = generator_fingerprint()
+    key = b"\x1f".join([_FINGERPRINT, str(seed).encode(), ",".join(bots).encode(),
+                         str(salt).encode()])
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
+
+
+def run_ids(seed: int, bots: Sequence[str], start: int, count: int, salt: int = 0
+            ) -> np.ndarray:
+    """int64 ids of hands ``start .. start + count - 1`` of a run (see :func:`run_base`)."""
+    base = np.uint64(run_base(seed, bots, salt))
+    with np.errstate(over="ignore"):
+        ids = base + np.arange(start, start + count, dtype=np.uint64)
+    return ids.view(np.int64)
+
+
+#: Column names of :attr:`BatchRows.trick`, in order.
+TRICK_SMALL_COLUMNS = ("trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2",
+                       "seat3", "winner", "points")
+
+
