@@ -93,7 +93,8 @@ def test_user_errors_are_clear(tmp_path: Path) -> None:
 
 
 def test_verify_archive_replays_every_stored_game(tmp_path: Path) -> None:
-    from skatlog.engine.simulate import _verify_rows, verify_archive
+    from skatlog.engine.simulate import verify_archive
+    from skatlog.ingest.verify import verify_rows
 
     simulate_to_archive(tmp_path, SimulationOptions(hands=400, seed=21,
                                                     bots=("rules", "random", "rules")))
@@ -103,7 +104,7 @@ def test_verify_archive_replays_every_stored_game(tmp_path: Path) -> None:
     row = next(i for i, d in enumerate(columns["declarer"]) if d is not None)
     columns["value"][row] += 1
     columns["moves"][row + 1] = columns["moves"][row + 1].replace("p", "y", 1)
-    count, found = _verify_rows(columns)
+    count, found = verify_rows(columns)
     assert count == 50 and len(found) >= 2
     assert any("value stored" in p for p in found)
 
