@@ -82,8 +82,11 @@ def bench_end_to_end(bots: tuple[str, str, str], hands: int, folder: Path,
     seconds = time.perf_counter() - start
     used = time.process_time() - cpu
     size = sum(f.stat().st_size for f in archive.rglob("*.parquet"))
+    tables = {t: sum(f.stat().st_size for f in (archive / t).glob("*.parquet"))
+              for t in ("games", "tricks", "auction")}
     r = line(f"(b) batch end to end into archive, {bots[0]}", summary.stored, seconds, used)
-    print(f"      archive size {size / 1e6:,.0f} MB ({size / max(1, hands):.0f} bytes/hand); "
+    print(f"      archive size {size / 1e6:,.0f} MB ({size / max(1, hands):.0f} bytes/hand: "
+          + ", ".join(f"{t} {b / max(1, hands):.0f}" for t, b in tables.items()) + "); "
           f"{used / seconds:.2f} cores busy (load average before {load:.1f}); "
           f"CPU-bound rate on {threads} free cores {threads * hands / used:,.0f} hands/s")
     shutil.rmtree(archive, ignore_errors=True)

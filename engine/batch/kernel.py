@@ -1,18 +1,30 @@
 """The compiled hand loop: deal, auction, skat, declaration, ten tricks and score (R1-R16).
 
-:func:`simulate_into` fills preallocated arrays (one row per hand) in parallel. Each hand's
-random stream is derived from ``(seed, hand index)`` alone, so the output does not depend on
-how the hands are split over threads, processes or machines. Only the engine's tables
-(:mod:`.tables`) carry rules here; the differential test replays every game through
+:func:`simulate_into` fills preallocated arrays (one row per hand); callers run slices of one
+batch on several threads. Each hand's random stream is derived from ``(seed, hand index)``
+alone, so the output does not depend on how the hands are split over threads, processes or
+machines. Only the engine's tables (:mod:`.tables`) carry rules here -- the few tables built
+below are derived from them; the differential test replays every game through
 ``GameState.apply`` to hold this loop equal to the engine.
+
+The loop is written for speed (about 0.4-0.5 us of CPU a hand with three random bots, see
+``bench/kernel.py``): the trick and the score live in local variables, the random bot's
+choices and the trick winner come from lookup tables and branch-free bit tricks (a random
+card is a coin flip no branch predictor can learn), and three random bots get a trick loop of
+their own without the rules bot's bookkeeping. Every element of every output row is written
+here except the unused tail of ``calls`` and ``call_seats``, which the caller zeroes
+(``np.zeros`` is free on fresh pages, writing 120 zeros a hand is not).
 """
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import numpy as np
 
 from . import heuristics as h
-from .jit import njit
+from .jit import HAVE_NUMBA, njit
 from .tables import (
     BASE_T,
     CALL_HOLD,
@@ -25,12 +37,17 @@ from .tables import (
     NULL,
     NULL_VALUE_T,
     POINTS_T,
+    POWER_T,
+    TRUMP_SUIT,
 )
 
 #: Most calls an auction can take: 63 bids each held, two passes, nothing else (R3, R4).
 MAX_CALLS = 128
 RANDOM_BOT = 0
 RULES_BOT = 1
+#: Cards per hand and tricks per game (R1, R8).
+N_CARDS = 30
+N_TRICKS = 10
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -40,7 +57,169 @@ _S30 = np.uint64(30)
 _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
+# ------------------------------------------------------------- derived lookup tables
+_N_LADDER = LADDER_T.shape[0]
+#: NEXT_BID_T[bid] -> index in LADDER_T of the lowest bid above ``bid`` (R3).
+NEXT_BID_T = np.searchsorted(LADDER_T, np.arange(int(LADDER_T[-1]) + 1), side="right")
+#: LED_FOLLOW_T[contract, card] -> mask of the cards that follow a trick led by ``card`` (R8).
+LED_FOLLOW_T = np.array([[FOLLOW_T[c, EFFECTIVE_T[c, card]] for card in range(32)]
+                         for c in range(FOLLOW_T.shape[0])], dtype=np.int64)
 
+
+def _trick_keys() -> np.ndarray:
+    """TRICK_KEY_T[contract, led suit, card] -> the card's strength in a trick whose first card
+    has effective suit ``led suit``: its POWER_T, lifted above every plain suit for a trump,
+    and -1 for a card of another plain suit, which cannot win. The highest key takes the
+    trick (R8) -- what ``h.beats`` decides card by card, without its branches."""
+    contracts = np.arange(POWER_T.shape[0])
+    trump = (EFFECTIVE_T == TRUMP_SUIT) & (contracts != NULL)[:, None]
+    lifted = POWER_T + (int(POWER_T.max()) + 1) * trump
+    keys = np.full((POWER_T.shape[0], TRUMP_SUIT + 1, 32), -1, dtype=np.int64)
+    for led in range(TRUMP_SUIT + 1):
+        can_win = trump | np.equal(EFFECTIVE_T, led)
+        keys[:, led, :] = np.where(can_win, lifted, -1)
+    return keys
+
+
+TRICK_KEY_T = _trick_keys()
+
+
+def _declaration_table() -> tuple[np.ndarray, np.ndarray]:
+    """DECL_OK_N_T[hand, bid] -> how many declarations are legal (R5-R7) for a hand game or
+    not at this bid, and DECL_OK_T[hand, bid, k] -> the k-th of them (index into DECL_T)."""
+    bids = int(LADDER_T[-1]) + 1
+    count = np.zeros((2, bids), dtype=np.int64)
+    table = np.full((2, bids, N_DECL), -1, dtype=np.int64)
+    for hand in (0, 1):
+        for bid in range(bids):
+            for d in range(N_DECL):
+                if DECL_T[d, 1] != hand:  # R5
+                    continue
+                if DECL_T[d, 0] == NULL and NULL_VALUE_T[DECL_T[d, 1], DECL_T[d, 4]] < bid:
+                    continue  # R7: a null must be worth the bid
+                table[hand, bid, count[hand, bid]] = d
+                count[hand, bid] += 1
+    return count, table
+
+
+DECL_OK_N_T, DECL_OK_T = _declaration_table()
+
+
+def _discard_pairs() -> np.ndarray:
+    """DISCARD_PAIR_T[k] -> the k-th pair (a, b), a < b, of positions in a 12-card hand."""
+    return np.array([(a, b) for a in range(12) for b in range(a + 1, 12)], dtype=np.int64)
+
+
+DISCARD_PAIR_T = _discard_pairs()
+_N_DISCARDS = DISCARD_PAIR_T.shape[0]  # 66
+
+# ------------------------------------------------------------------- bit helpers
+_ctpop: Any
+if HAVE_NUMBA:
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _ctpop(typingctx: Any, x: Any) -> Any:
+        """The CPU's population count (LLVM ``ctpop``)."""
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.ctpop(args[0])
+
+        return x(x), codegen
+else:  # pragma: no cover - numba is installed in every supported setup
+
+    def _ctpop(x: int) -> int:
+        return bin(x).count("1")
+
+
+@njit(inline="always")
+def _step(x: int, n: int, pos: int, width: int) -> tuple[int, int, int]:
+    """One halving step of :func:`_nth_bit_search`, without a branch."""
+    c = _ctpop(x & ((1 << width) - 1))
+    skip = (c - n - 1) >> 63  # all ones when the bit lies above the low ``width`` bits
+    return x >> (width & skip), n - (c & skip), pos + (width & skip)
+
+
+@njit(inline="always")
+def _nth_bit_search(x: int, n: int) -> int:
+    """Index of the n-th (0-based, lowest first) set bit of a 32-bit mask; a binary search
+    on population counts, so the time does not depend on ``n`` (no mispredicted loop)."""
+    x, n, pos = _step(x, n, 0, 16)
+    x, n, pos = _step(x, n, pos, 8)
+    x, n, pos = _step(x, n, pos, 4)
+    x, n, pos = _step(x, n, pos, 2)
+    x, n, pos = _step(x, n, pos, 1)
+    return pos
+
+
+#: CPUs with BMI2 whose PDEP runs in microcode (AMD before Zen 3): slower than the search.
+_SLOW_PDEP_CPUS = frozenset({"bdver1", "bdver2", "bdver3", "bdver4", "znver1", "znver2"})
+
+
+def _fast_pdep() -> bool:
+    """Whether numba compiles for a CPU with a fast PDEP instruction (``SKATLOG_NO_PDEP=1``
+    forces the portable search; with an on-disk cache, set ``NUMBA_CACHE_DIR`` too)."""
+    if not HAVE_NUMBA or os.environ.get("SKATLOG_NO_PDEP"):
+        return False
+    try:
+        import llvmlite.binding as ll
+        from numba.core import config
+        from numba.core.codegen import get_host_cpu_features
+
+        name = getattr(config, "CPU_NAME", None) or ll.get_host_cpu_name()
+        features = getattr(config, "CPU_FEATURES", None)
+        if features is None:
+            features = get_host_cpu_features()
+    except Exception:  # pragma: no cover - an unusual numba build: stay portable
+        return False
+    return "+bmi2" in str(features).split(",") and name not in _SLOW_PDEP_CPUS
+
+
+FAST_PDEP = _fast_pdep()
+_nth_bit: Any
+if FAST_PDEP:
+    from llvmlite import ir
+    from numba.core import cgutils
+    from numba.cpython.unsafe.numbers import trailing_zeros
+
+    @intrinsic
+    def _pdep(typingctx: Any, src: Any, mask: Any) -> Any:
+        """x86 BMI2 ``pdep``: deposit the low bits of ``src`` at the set bits of ``mask``."""
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            i64 = ir.IntType(64)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(i64, [i64, i64]), "llvm.x86.bmi.pdep.64")
+            values = [context.cast(builder, a, t, types.int64)
+                      for a, t in zip(args, signature.args, strict=True)]
+            return builder.call(fn, values)
+
+        return types.int64(src, mask), codegen
+
+    @njit(inline="always")
+    def _nth_bit(x: int, n: int) -> int:
+        """Index of the n-th (0-based, lowest first) set bit of ``x``: one ``pdep``."""
+        return trailing_zeros(_pdep(1 << n, x))  # type: ignore[call-arg]
+else:
+    _nth_bit = _nth_bit_search
+
+
+@njit(inline="always")
+def _seat(x: int) -> int:
+    """``x % 3`` for ``0 <= x <= 4`` (a seat plus an offset) by multiplication: a compare
+    would become a jump, mispredicted whenever the trick winner changes."""
+    return x - 3 * ((x * 0x5556) >> 16)
+
+
+@njit(inline="always")
+def _of_seat(seat: int, a: int, b: int, c: int) -> int:
+    """``(a, b, c)[seat]``."""
+    return a if seat == 0 else (b if seat == 1 else c)
+
+
+# ------------------------------------------------------------------ random stream
 @njit
 def _mix(z: np.uint64) -> np.uint64:
     """splitmix64's finaliser: a well-spread 64-bit hash."""
@@ -63,59 +242,78 @@ def _below(state: np.uint64, n: int) -> tuple[np.uint64, int]:
     return state, int((r * np.uint64(n)) >> _S32)
 
 
-@njit
-def deal_into(state: np.uint64, deal: np.ndarray) -> np.uint64:
-    """Shuffle the 32 cards into ``deal`` (ISS order: Forehand's ten, Middlehand's, Rearhand's,
-    the skat). A uniform shuffle gives the same distribution as dealing 3 - 2 - 4 - 3 (R1)."""
+@njit(inline="always")  # inlined by numba: a call would count references to the arrays
+def deal_into(state: np.uint64, deal: np.ndarray, i: int, hands: np.ndarray
+              ) -> tuple[np.uint64, int]:
+    """Shuffle the 32 cards into row ``i`` of ``deal`` (ISS order: Forehand's ten,
+    Middlehand's, Rearhand's, the skat) and their masks into ``hands``; returns the state and
+    the skat's mask. A uniform shuffle gives the same distribution as dealing 3 - 2 - 4 - 3
+    (R1). Fisher-Yates from the top settles position ``k`` in step ``k``, so the masks are
+    built on the way."""
     for k in range(32):
-        deal[k] = k
+        deal[i, k] = k
+    skat = 0
+    h2 = 0
+    h1 = 0
+    h0 = 0
     for k in range(31, 0, -1):
         state, j = _below(state, k + 1)
-        tmp = deal[k]
-        deal[k] = deal[j]
-        deal[j] = tmp
-    return state
+        card = deal[i, j]
+        deal[i, j] = deal[i, k]
+        deal[i, k] = card
+        bit = 1 << card
+        if k >= 30:
+            skat |= bit
+        elif k >= 20:
+            h2 |= bit
+        elif k >= 10:
+            h1 |= bit
+        else:
+            h0 |= bit
+    h0 |= 1 << deal[i, 0]
+    hands[0] = h0
+    hands[1] = h1
+    hands[2] = h2
+    return state, skat
 
 
-@njit
-def _legal(hand: int, led: int, contract: int) -> int:
-    """Cards of ``hand`` that may be played to a trick led by ``led`` (-1: leading) (R8)."""
-    if led < 0:
-        return hand
-    follow = hand & FOLLOW_T[contract, EFFECTIVE_T[contract, led]]
-    return follow if follow else hand
-
-
-@njit
-def _declaration_ok(d: int, hand_game: bool, bid: int) -> bool:
-    """Declaration ``d`` is legal now: hand-ness matches (R5) and a null is worth the bid
-    (R7; announcements' legality is already in DECL_T, R6)."""
-    if (DECL_T[d, 1] == 1) != hand_game:
-        return False
-    if DECL_T[d, 0] == NULL:
-        return NULL_VALUE_T[DECL_T[d, 1], DECL_T[d, 4]] >= bid
-    return True
-
-
-@njit
-def _random_declaration(state: np.uint64, hand_game: bool, bid: int, extra: int,
+@njit(inline="always")
+def _random_declaration(state: np.uint64, hand_game: int, bid: int, extra: int,
                         ) -> tuple[np.uint64, int]:
     """Uniform over ``extra`` other options plus the legal declarations; returns -1 - k
     for the k-th other option."""
-    n = extra
-    for d in range(N_DECL):
-        if _declaration_ok(d, hand_game, bid):
-            n += 1
-    state, r = _below(state, n)
+    state, r = _below(state, extra + DECL_OK_N_T[hand_game, bid])
     if r < extra:
         return state, -1 - r
-    r -= extra
-    for d in range(N_DECL):
-        if _declaration_ok(d, hand_game, bid):
-            if r == 0:
-                return state, d
-            r -= 1
-    return state, -1
+    return state, DECL_OK_T[hand_game, bid, r - extra]
+
+
+@njit(inline="always")
+def _random_card(state: np.uint64, hand: int, follow: int) -> tuple[np.uint64, int]:
+    """The random bot's card: uniform over the legal cards of ``hand`` when the trick's
+    first card allows ``follow`` (-1 when leading) (R8)."""
+    legal = hand & follow
+    if legal == 0:
+        legal = hand  # void in the led suit: any card
+    state, r = _below(state, _ctpop(legal))
+    return state, _nth_bit(legal, r)
+
+
+@njit(inline="always")
+def _close_trick(contract: int, leader: int, c0: int, c1: int, c2: int, by_seat: int,
+                 ) -> tuple[int, int]:
+    """The trick's winner (R8) and ``by_seat`` with the trick's points and count added to
+    the winner's fields, all without branches (who wins is a coin flip to a predictor)."""
+    led = EFFECTIVE_T[contract, c0]
+    k0 = TRICK_KEY_T[contract, led, c0]
+    k1 = TRICK_KEY_T[contract, led, c1]
+    k2 = TRICK_KEY_T[contract, led, c2]
+    best = 1 if k1 > k0 else 0
+    best = 2 if k2 > max(k0, k1) else best
+    winner = leader + best
+    winner = winner - 3 if winner >= 3 else winner  # a conditional move, shorter than _seat
+    points = POINTS_T[c0] + POINTS_T[c1] + POINTS_T[c2]
+    return winner, by_seat + (points << (16 * winner)) + (1 << (48 + 5 * winner))
 
 
 @njit
@@ -156,223 +354,6 @@ def score(decl: int, bid: int, mats: int, declarer_points: int, defender_points:
     return 0, -2 * value, value, mult, 0, schneider, schwarz
 
 
-@njit
-def play_hand_into(
-    seed: int, index: int, bots: np.ndarray, scratch: np.ndarray, i: int,
-    deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
-    game: np.ndarray, discard: np.ndarray, cards: np.ndarray, winners: np.ndarray,
-) -> None:
-    """Play hand ``index`` and write row ``i`` of the output arrays.
-
-    ``bots[seat]`` is the bot sitting Forehand, Middlehand, Rearhand. ``game`` columns are
-    listed in :data:`GAME_COLUMNS`. ``scratch`` is working memory (>= 12 int64), reused
-    across hands so the loop allocates nothing.
-    """
-    state = hand_stream(seed, index)
-    state = deal_into(state, deal[i])
-    hands = scratch[0:3]
-    dealt = scratch[3:6]
-    taken_points = scratch[6:9]
-    taken_tricks = scratch[9:12]
-    scratch[0:12] = 0
-    for k in range(30):
-        hands[k // 10] |= 1 << deal[i, k]
-    dealt[:] = hands
-    skat = (1 << deal[i, 30]) | (1 << deal[i, 31])
-
-    # ---- auction (R3, R4)
-    bid = 0
-    stage = 1
-    speaker = 1
-    listener = 0
-    to_act = 1
-    declarer = -1
-    done = False
-    nc = 0
-    while not done:
-        seat = to_act
-        call = CALL_PASS
-        if stage == 3:
-            if bots[seat] == RANDOM_BOT:
-                state, r = _below(state, 2)
-                call = 18 if r == 0 else CALL_PASS
-            else:
-                call = h.auction_call(hands[seat], seat, bid, False, True)
-            done = True
-            if call != CALL_PASS:
-                bid = 18
-                declarer = 0
-        elif seat == listener:
-            if bots[seat] == RANDOM_BOT:
-                state, r = _below(state, 2)
-                call = CALL_HOLD if r == 0 else CALL_PASS
-            else:
-                call = h.auction_call(hands[seat], seat, bid, True, False)
-        else:
-            if bots[seat] == RANDOM_BOT:
-                start = 0
-                while start < LADDER_T.shape[0] and LADDER_T[start] <= bid:
-                    start += 1
-                state, r = _below(state, LADDER_T.shape[0] - start + 1)
-                call = LADDER_T[start + r] if start + r < LADDER_T.shape[0] else CALL_PASS
-            else:
-                call = h.auction_call(hands[seat], seat, bid, False, False)
-        calls[i, nc] = call
-        call_seats[i, nc] = seat
-        nc += 1
-        if stage == 3:
-            continue
-        if call == CALL_HOLD:
-            to_act = speaker
-        elif call != CALL_PASS:
-            bid = call
-            to_act = listener
-        else:
-            survivor = listener if seat == speaker else speaker
-            if stage == 1:
-                stage = 2
-                speaker = 2
-                listener = survivor
-                to_act = 2
-            elif bid > 0:
-                done = True
-                declarer = survivor
-            else:
-                stage = 3
-                speaker = 0
-                listener = 0
-                to_act = 0
-    n_calls[i] = nc
-    game[i, 0] = declarer
-    game[i, 1] = bid
-    discard[i, 0] = -1
-    discard[i, 1] = -1
-    if declarer < 0:
-        game[i, 2:] = 0
-        game[i, 4] = -1
-        return
-
-    # ---- skat, discard and declaration (R5-R7)
-    d = declarer
-    decl = -1
-    pickup = 0
-    declare_first = 0
-    known = 0
-    if bots[d] == RANDOM_BOT:
-        state, decl = _random_declaration(state, True, bid, 1)
-        if decl < 0:
-            decl = -1
-            pickup = 1
-            hands[d] |= skat
-            held = hands[d]
-            while discard[i, 0] < 0 or decl < 0:
-                n_disc = 66 if discard[i, 0] < 0 else 0
-                if decl < 0:
-                    state, pick = _random_declaration(state, False, bid, n_disc)
-                else:
-                    state, pick = _below(state, n_disc)
-                    pick = -1 - pick
-                if pick >= 0:
-                    decl = pick
-                    declare_first = 1 if discard[i, 0] < 0 else 0
-                else:
-                    k = -1 - pick
-                    a = 0
-                    while k >= 11 - a:
-                        k -= 11 - a
-                        a += 1
-                    ca = h.nth_bit(held, a)
-                    cb = h.nth_bit(held, a + 1 + k)
-                    discard[i, 0] = ca
-                    discard[i, 1] = cb
-    else:
-        decl = h.hand_game(hands[d], bid, d)
-        if decl < 0:
-            pickup = 1
-            hands[d] |= skat
-            ca, cb, decl = h.discard_and_declare(hands[d], bid, d)
-            discard[i, 0] = ca
-            discard[i, 1] = cb
-    if pickup:
-        hands[d] &= ~((1 << discard[i, 0]) | (1 << discard[i, 1]))
-        known = (1 << discard[i, 0]) | (1 << discard[i, 1])
-    contract = DECL_T[decl, 0]
-
-    # ---- trick play (R8, R9)
-    leader = 0
-    played = 0
-    voids = 0
-    n = 0
-    n_tricks = 0
-    for t in range(10):
-        t0 = -1
-        t1 = -1
-        for k in range(3):
-            seat = (leader + k) % 3
-            led = t0 if k > 0 else -1
-            legal = _legal(hands[seat], led, contract)
-            if bots[seat] == RANDOM_BOT:
-                state, r = _below(state, h.popcount(legal))
-                card = h.nth_bit(legal, r)
-            else:
-                card = h.choose_card(seat, hands[seat], legal, contract, d, leader,
-                                     t0, t1, k, played, known if seat == d else 0, voids)
-            hands[seat] &= ~(1 << card)
-            played |= 1 << card
-            cards[i, n] = card
-            n += 1
-            if k == 0:
-                t0 = card
-            elif k == 1:
-                t1 = card
-            if k > 0 and EFFECTIVE_T[contract, card] != EFFECTIVE_T[contract, t0]:
-                voids |= 1 << (seat * 5 + EFFECTIVE_T[contract, t0])
-            if k == 2:
-                best = 0
-                if h.beats(t1, t0, contract):
-                    best = 1
-                    if h.beats(card, t1, contract):
-                        best = 2
-                elif h.beats(card, t0, contract):
-                    best = 2
-                winner = (leader + best) % 3
-                winners[i, t] = winner
-                taken_points[winner] += POINTS_T[t0] + POINTS_T[t1] + POINTS_T[card]
-                taken_tricks[winner] += 1
-                leader = winner
-        n_tricks += 1
-        if contract == NULL and leader == d:
-            break  # R9: the null declarer took a trick
-
-    # ---- score (R10-R16)
-    skat_points = POINTS_T[deal[i, 30]] + POINTS_T[deal[i, 31]]
-    if pickup:
-        skat_points = POINTS_T[discard[i, 0]] + POINTS_T[discard[i, 1]]
-    declarer_points = taken_points[d] + skat_points
-    defender_points = taken_points[0] + taken_points[1] + taken_points[2] - taken_points[d]
-    declarer_tricks = taken_tricks[d]
-    defender_tricks = n_tricks - declarer_tricks
-    mats = 0 if contract == NULL else h.matadors(dealt[d] | skat, contract)
-    won, value, game_value, mult, overbid, schneider, schwarz = score(
-        decl, bid, mats, declarer_points, defender_points, declarer_tricks, defender_tricks)
-    game[i, 2] = pickup
-    game[i, 3] = declare_first
-    game[i, 4] = decl
-    game[i, 5] = n
-    game[i, 6] = won
-    game[i, 7] = value
-    game[i, 8] = game_value
-    game[i, 9] = mult
-    game[i, 10] = overbid
-    game[i, 11] = schneider
-    game[i, 12] = schwarz
-    game[i, 13] = mats
-    game[i, 14] = declarer_points
-    game[i, 15] = defender_points
-    game[i, 16] = declarer_tricks
-    game[i, 17] = defender_tricks
-
-
 #: Columns of the ``game`` output array.
 GAME_COLUMNS = (
     "declarer", "bid", "pickup", "declare_first", "decl", "n_cards", "won", "value",
@@ -389,16 +370,248 @@ def simulate_into(
 ) -> None:
     """Play hands ``start .. start + len(deal) - 1`` into the arrays (rows 0 ..).
 
-    Hand ``index`` is dealt by table position ``index % 3`` (the deal moves one seat left
-    each hand, R2), so Forehand is position ``(index + 1) % 3``. The GIL is released:
-    callers run slices of one batch on several threads.
+    ``bots_by_position`` holds the bot codes of table positions 0, 1, 2. Hand ``index`` is
+    dealt by table position ``index % 3`` (the deal moves one seat left each hand, R2), so
+    Forehand is position ``(index + 1) % 3``. ``game`` columns are listed in
+    :data:`GAME_COLUMNS`; discards, cards and trick winners not made are -1.
+
+    Every element is written except the unused tail of each row of ``calls`` and
+    ``call_seats``: those two must come zeroed (``np.zeros``), the others may come from
+    ``np.empty``. One hand is one pass of the loop, not a function call: numba would count
+    references to the eight arrays on every call. The GIL is released: callers run slices of
+    one batch on several threads.
     """
-    scratch = np.zeros(16, dtype=np.int64)
-    bots = np.empty(3, dtype=np.int64)
+    hands = np.empty(3, dtype=np.int64)  # the three hands' card masks, by seat
+    p0 = bots_by_position[0]
+    p1 = bots_by_position[1]
+    p2 = bots_by_position[2]
     for i in range(deal.shape[0]):
         index = start + i
+        # Forehand, Middlehand, Rearhand = positions dealer + 1, dealer + 2, dealer (R2).
         dealer = index % 3
-        for seat in range(3):
-            bots[seat] = bots_by_position[(dealer + 1 + seat) % 3]
-        play_hand_into(seed, index, bots, scratch, i, deal, n_calls, calls, call_seats,
-                       game, discard, cards, winners)
+        if dealer == 0:
+            b0, b1, b2 = p1, p2, p0
+        elif dealer == 1:
+            b0, b1, b2 = p2, p0, p1
+        else:
+            b0, b1, b2 = p0, p1, p2
+        state = hand_stream(seed, index)
+        state, skat = deal_into(state, deal, i, hands)
+
+        # ---- auction (R3, R4)
+        bid = 0
+        stage = 1
+        speaker = 1
+        listener = 0
+        to_act = 1
+        declarer = -1
+        done = False
+        nc = 0
+        while not done:
+            seat = to_act
+            bot = _of_seat(seat, b0, b1, b2)
+            call = CALL_PASS
+            if stage == 3:
+                if bot == RANDOM_BOT:
+                    state, r = _below(state, 2)
+                    call = 18 if r == 0 else CALL_PASS
+                else:
+                    call = h.auction_call(hands[seat], seat, bid, False, True)
+                done = True
+                if call != CALL_PASS:
+                    bid = 18
+                    declarer = 0
+            elif seat == listener:
+                if bot == RANDOM_BOT:
+                    state, r = _below(state, 2)
+                    call = CALL_HOLD if r == 0 else CALL_PASS
+                else:
+                    call = h.auction_call(hands[seat], seat, bid, True, False)
+            else:
+                if bot == RANDOM_BOT:
+                    above = NEXT_BID_T[bid]
+                    state, r = _below(state, _N_LADDER - above + 1)
+                    call = LADDER_T[above + r] if above + r < _N_LADDER else CALL_PASS
+                else:
+                    call = h.auction_call(hands[seat], seat, bid, False, False)
+            calls[i, nc] = call
+            call_seats[i, nc] = seat
+            nc += 1
+            if stage == 3:
+                continue
+            if call == CALL_HOLD:
+                to_act = speaker
+            elif call != CALL_PASS:
+                bid = call
+                to_act = listener
+            else:
+                survivor = listener if seat == speaker else speaker
+                if stage == 1:
+                    stage = 2
+                    speaker = 2
+                    listener = survivor
+                    to_act = 2
+                elif bid > 0:
+                    done = True
+                    declarer = survivor
+                else:
+                    stage = 3
+                    speaker = 0
+                    listener = 0
+                    to_act = 0
+        n_calls[i] = nc
+        game[i, 0] = declarer
+        game[i, 1] = bid
+        if declarer < 0:  # passed in (R4)
+            for col in range(2, game.shape[1]):
+                game[i, col] = 0
+            game[i, 4] = -1
+            discard[i, 0] = -1
+            discard[i, 1] = -1
+            for k in range(N_CARDS):
+                cards[i, k] = -1
+            for k in range(N_TRICKS):
+                winners[i, k] = -1
+            continue
+
+        # ---- skat, discard and declaration (R5-R7)
+        d = declarer
+        held = hands[d]
+        dealt_d = held
+        decl = -1
+        pickup = 0
+        declare_first = 0
+        known = 0
+        ca = -1
+        cb = -1
+        if _of_seat(d, b0, b1, b2) == RANDOM_BOT:
+            state, decl = _random_declaration(state, 1, bid, 1)
+            if decl < 0:
+                decl = -1
+                pickup = 1
+                held |= skat
+                while ca < 0 or decl < 0:
+                    n_disc = _N_DISCARDS if ca < 0 else 0
+                    if decl < 0:
+                        state, pick = _random_declaration(state, 0, bid, n_disc)
+                    else:
+                        state, pick = _below(state, n_disc)
+                        pick = -1 - pick
+                    if pick >= 0:
+                        decl = pick
+                        declare_first = 1 if ca < 0 else 0
+                    else:
+                        ca = _nth_bit(held, DISCARD_PAIR_T[-1 - pick, 0])
+                        cb = _nth_bit(held, DISCARD_PAIR_T[-1 - pick, 1])
+        else:
+            decl = h.hand_game(held, bid, d)
+            if decl < 0:
+                pickup = 1
+                held |= skat
+                ca, cb, decl = h.discard_and_declare(held, bid, d)
+        discard[i, 0] = ca
+        discard[i, 1] = cb
+        if pickup:
+            known = (1 << ca) | (1 << cb)
+            held &= ~known
+        hands[d] = held
+        contract = DECL_T[decl, 0]
+
+        # ---- trick play (R8, R9)
+        leader = 0
+        n_tricks = 0
+        by_seat = 0  # card points (bits 16 * seat ..) and tricks (bits 48 + 5 * seat ..) taken
+        if b0 == RANDOM_BOT and b1 == RANDOM_BOT and b2 == RANDOM_BOT:
+            # Three random bots: no bookkeeping for the rules bot and no branch on a bot.
+            for t in range(N_TRICKS):
+                s1 = _seat(leader + 1)
+                s2 = _seat(leader + 2)
+                hand = hands[leader]
+                state, c0 = _random_card(state, hand, -1)
+                hands[leader] = hand & ~(1 << c0)
+                follow = LED_FOLLOW_T[contract, c0]
+                hand = hands[s1]
+                state, c1 = _random_card(state, hand, follow)
+                hands[s1] = hand & ~(1 << c1)
+                hand = hands[s2]
+                state, c2 = _random_card(state, hand, follow)
+                hands[s2] = hand & ~(1 << c2)
+                cards[i, 3 * t] = c0
+                cards[i, 3 * t + 1] = c1
+                cards[i, 3 * t + 2] = c2
+                leader, by_seat = _close_trick(contract, leader, c0, c1, c2, by_seat)
+                winners[i, t] = leader
+                n_tricks += 1
+                if contract == NULL and leader == d:
+                    break  # R9: the null declarer took a trick
+        else:
+            played = 0
+            voids = 0
+            for t in range(N_TRICKS):
+                t0 = -1
+                t1 = -1
+                card = -1
+                follow = -1
+                for k in range(3):
+                    seat = _seat(leader + k)
+                    hand = hands[seat]
+                    if _of_seat(seat, b0, b1, b2) == RANDOM_BOT:
+                        state, card = _random_card(state, hand, follow)
+                    else:
+                        legal = hand & follow
+                        card = h.choose_card(seat, hand, legal if legal else hand, contract, d,
+                                             leader, t0, t1, k, played,
+                                             known if seat == d else 0, voids)
+                    hands[seat] = hand & ~(1 << card)
+                    played |= 1 << card
+                    cards[i, 3 * t + k] = card
+                    if k == 0:
+                        t0 = card
+                        follow = LED_FOLLOW_T[contract, card]
+                    else:
+                        if k == 1:
+                            t1 = card
+                        led = EFFECTIVE_T[contract, t0]
+                        if EFFECTIVE_T[contract, card] != led:
+                            voids |= 1 << (seat * 5 + led)
+                leader, by_seat = _close_trick(contract, leader, t0, t1, card, by_seat)
+                winners[i, t] = leader
+                n_tricks += 1
+                if contract == NULL and leader == d:
+                    break  # R9: the null declarer took a trick
+        n = 3 * n_tricks
+        for k in range(n, N_CARDS):
+            cards[i, k] = -1
+        for k in range(n_tricks, N_TRICKS):
+            winners[i, k] = -1
+
+        # ---- score (R10-R16)
+        if pickup:
+            skat_points = POINTS_T[ca] + POINTS_T[cb]
+        else:
+            skat_points = POINTS_T[deal[i, 30]] + POINTS_T[deal[i, 31]]
+        declarer_taken = (by_seat >> (16 * d)) & 0xFFFF
+        all_taken = (by_seat & 0xFFFF) + ((by_seat >> 16) & 0xFFFF) + ((by_seat >> 32) & 0xFFFF)
+        declarer_tricks = (by_seat >> (48 + 5 * d)) & 0x1F
+        declarer_points = declarer_taken + skat_points
+        defender_points = all_taken - declarer_taken
+        defender_tricks = n_tricks - declarer_tricks
+        mats = 0 if contract == NULL else h.matadors(dealt_d | skat, contract)
+        won, value, game_value, mult, overbid, schneider, schwarz = score(
+            decl, bid, mats, declarer_points, defender_points, declarer_tricks, defender_tricks)
+        game[i, 2] = pickup
+        game[i, 3] = declare_first
+        game[i, 4] = decl
+        game[i, 5] = n
+        game[i, 6] = won
+        game[i, 7] = value
+        game[i, 8] = game_value
+        game[i, 9] = mult
+        game[i, 10] = overbid
+        game[i, 11] = schneider
+        game[i, 12] = schwarz
+        game[i, 13] = mats
+        game[i, 14] = declarer_points
+        game[i, 15] = defender_points
+        game[i, 16] = declarer_tricks
+        game[i, 17] = defender_tricks
