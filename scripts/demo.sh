@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up skatlog in .venv and run the main job on the sample logs skatlog ships:
-# a demo session, validation and ingest of the samples, 100,000 simulated hands, a query,
+# a demo session, validation and ingest of the samples, 100,000 simulated hands, a replay
+# check of every stored game, a query,
 # and the HTML report built from the archive. Re-running it stores nothing twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,7 @@ run demo --seed 1
 run validate data/samples || echo "(exit $?: the damaged records above are reported, not hidden)"
 run ingest data/samples --archive "$ARCHIVE"
 run simulate --hands 100000 --seed 1 --bots rules,rules,rules --archive "$ARCHIVE"
+run verify --archive "$ARCHIVE" --quiet
 run query "SELECT origin, contract, count(*) AS games, round(avg(won::int), 3) AS won
            FROM games WHERE outcome = 'played' GROUP BY ALL ORDER BY origin, games DESC" \
     --archive "$ARCHIVE"
