@@ -139,6 +139,7 @@ def simulate_on_cluster(
     from skatlog.ingest.archive import ArchiveWriter, archive_path, new_ingest_id
     from skatlog.ingest.schema import ingest_table
 
+    options = options.resolved()  # one id base for every shard, whatever the workers run
     started = datetime.now(UTC)
     clock = time.perf_counter()
     ingest_id = new_ingest_id()

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from .batch import BatchGames, bot_codes, simulate_batch
-from .batch.encode import TRICK_SMALL_COLUMNS, batch_rows, run_ids
+from .batch.encode import TRICK_SMALL_COLUMNS, batch_rows, run_base, run_ids
 from .batch.tables import DECL_T
 from .contract import Contract
 from .session import HANDS_PER_SESSION
@@ -40,6 +40,9 @@ class SimulationError(ValueError):
     """Bad simulation options (unknown bot, negative count, unknown output format)."""
 
 
+NEEDS_NUMBA = "the simulator needs numba: pip install 'skatlog[fast]'"
+
+
 @dataclass(frozen=True)
 class SimulationOptions:
     """Everything that determines a run's output."""
@@ -48,6 +51,10 @@ class SimulationOptions:
     seed: int = 1
     bots: tuple[str, str, str] = ("rules", "rules", "rules")
     sessions: bool = False
+    #: The id of hand 0 (:func:`~.batch.encode.run_base`), derived from the fields above
+    #: and the simulator; :meth:`resolved` fills it in once, so that every thread, process
+    #: and Dask worker numbers the run's hands alike.
+    id_base: int | None = None
 
     def __post_init__(self) -> None:
         if self.hands < 0:
@@ -58,6 +65,13 @@ class SimulationOptions:
             bot_codes(self.bots)
         except ValueError as err:
             raise SimulationError(str(err)) from None
+
+    def resolved(self) -> SimulationOptions:
+        """These options with :attr:`id_base` worked out."""
+        if self.id_base is not None:
+            return self
+        return replace(self, id_base=run_base(self.seed, self.bots,
+                                              1 if self.sessions else 0))
 
     @property
     def player_names(self) -> tuple[str, str, str]:
@@ -81,7 +95,10 @@ def parse_bots(text: str) -> tuple[str, str, str]:
 
 def set_workers(workers: int | None) -> int:
     """Use ``workers`` numba threads (default: all cores); returns the number in use."""
-    import numba
+    try:
+        import numba
+    except ImportError:
+        raise SimulationError(NEEDS_NUMBA) from None
 
     available = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     if workers is None:
@@ -149,8 +166,11 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
     index = batch.index
     dealer = index % 3
     positions = [(dealer + 1 + seat) % 3 for seat in range(3)]  # seat -> table position
-    ids = run_ids(options.seed, options.bots, batch.start, n,
-                  salt=1 if options.sessions else 0)
+    if (batch.seed, batch.bots) != (options.seed, options.bots):
+        raise SimulationError("the batch was not simulated with these options")
+    base = options.resolved().id_base
+    assert base is not None
+    ids = run_ids(base, batch.start, n)
     rows = batch_rows(batch, ids)
 
     col = batch.column
@@ -215,7 +235,7 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
         games[name] = _array(col(name), type_, valid, nulls)
     for name in ("schneider", "schwarz", "won", "overbid"):
         games[name] = _flag(col(name), valid, nulls)
-    if options.sessions:
+    if options.sessions and n:
         session_no = index // HANDS_PER_SESSION
         labels = [f"sim-{options.seed}-{s}" for s in range(int(session_no[0]),
                                                             int(session_no[-1]) + 1)]
@@ -450,10 +470,11 @@ def simulate_to_archive(
     simulating AND writing its own partition files, so all cores work end to end. The
     writer holds the archive lock throughout and commits every task's files in one
     manifest commit: nothing is visible before it, and an interrupted run leaves the
-    archive as it was. Hands whose id the archive already holds are skipped, and so are
-    repeats within a task; two different hands of one run in different tasks with equal
-    64-bit ids (a hash collision, odds about n**2 / 2**65) would both be stored.
+    archive as it was. Hands whose id the archive already holds (a rerun of the seed) are
+    skipped; the ids of one run are consecutive (:func:`~.batch.encode.run_ids`), so they
+    never repeat within it.
     """
+    options = options.resolved()
     started = datetime.now(UTC)
     clock = time.perf_counter()
     workers = current_workers() if workers is None else max(1, workers)

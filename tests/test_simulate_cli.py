@@ -142,3 +142,24 @@ def test_parallel_tasks_store_the_same_rows_in_one_commit(tmp_path: Path,
                  {f for t in ("games", "tricks", "auction", "ingests")
                   for f in read_manifest(two).files(t)}]
     assert leftovers == []
+
+
+def test_simulated_ids_are_consecutive_from_the_run_base() -> None:
+    import numpy as np
+
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.engine.simulate import batch_tables
+
+    options = SimulationOptions(hands=50, seed=3, bots=("random",) * 3).resolved()
+    assert options.id_base is not None and options.resolved() is options
+    batch = simulate_batch(3, 10, 20, options.bots)
+    ids = batch_tables(batch, options)["games"].column("game_id").to_numpy().view(np.uint64)
+    expected = np.uint64(options.id_base) + np.arange(10, 30, dtype=np.uint64)
+    assert (ids == expected).all()
+    others = {SimulationOptions(hands=50, seed=4, bots=("random",) * 3).resolved().id_base,
+              SimulationOptions(hands=50, seed=3, bots=("rules",) * 3).resolved().id_base,
+              SimulationOptions(hands=50, seed=3, bots=("random",) * 3, sessions=True)
+              .resolved().id_base}
+    assert options.id_base not in others and len(others) == 3
+    with pytest.raises(SimulationError, match="not simulated with these options"):
+        batch_tables(simulate_batch(4, 0, 5, options.bots), options)

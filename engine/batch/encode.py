@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -271,15 +270,27 @@ def batch_rows(batch: object, ids: np.ndarray) -> BatchRows:
         b.discard, b.cards, b.winners, POINTS_T))  # type: ignore[attr-defined]
 
 
+#: Hands per bot mix in the behaviour probe of :func:`generator_fingerprint`.
+PROBE_HANDS = 4096
+#: Bumped by hand when the id scheme itself changes.
+ID_SCHEME = b"skatlog-simulated-ids/1"
+
+
 def generator_fingerprint() -> bytes:
-    """A digest of the sources that decide what a simulated hand is: the kernel, the
-    bots' heuristics, the rule tables and the engine modules they are computed from."""
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256(b"skatlog-simulator")
-    for path in [here / name for name in ("kernel.py", "heuristics.py", "tables.py")] + [
-            here.parent / name for name in ("tricks.py", "cards.py", "auction.py",
-                                            "contract.py")]:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    """A digest of what the simulator DOES: every output array of a fixed probe --
+    :data:`PROBE_HANDS` hands with three random bots and as many with rules and random bots
+    in every seat. It changes when a rule, a table or a bot changes the play, and not for
+    an edit of comments, formatting or line endings, nor between machines (the kernel's
+    output is the same everywhere, see ``kernel.py``). A change that touches none of the
+    probe's hands goes unnoticed: a rerun then keeps the hands already stored."""
+    from .games import simulate_batch
+
+    digest = hashlib.sha256(ID_SCHEME)
+    for bots in (("random", "random", "random"), ("rules", "random", "rules")):
+        probe = simulate_batch(0x5EED, 0, PROBE_HANDS, bots, threads=1)
+        for array in (probe.deal, probe.n_calls, probe.calls, probe.call_seats, probe.game,
+                      probe.discard, probe.cards, probe.winners):
+            digest.update(np.ascontiguousarray(array).tobytes())
     return digest.digest()
 
 
@@ -292,8 +303,9 @@ def run_base(seed: int, bots: Sequence[str], salt: int = 0) -> int:
 
     A simulated hand is a pure function of (generator, seed, bots, options, hand index),
     so hand ``i`` gets id ``base + i`` (mod 2**64, as int64): a rerun of the same seed
-    yields the same ids (stored once), a changed generator yields new ones, and the ids of
-    a run are consecutive, which Parquet stores in almost no space.
+    yields the same ids (stored once), a generator that plays differently yields new ones,
+    and the ids of a run are consecutive, which Parquet stores in almost no space. Two
+    runs' ranges overlap with odds of about (hands of both)**2 / 2**64.
     """
     global _FINGERPRINT
     if _FINGERPRINT is None:
@@ -303,12 +315,11 @@ def run_base(seed: int, bots: Sequence[str], salt: int = 0) -> int:
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
 
 
-def run_ids(seed: int, bots: Sequence[str], start: int, count: int, salt: int = 0
-            ) -> np.ndarray:
-    """int64 ids of hands ``start .. start + count - 1`` of a run (see :func:`run_base`)."""
-    base = np.uint64(run_base(seed, bots, salt))
+def run_ids(base: int, start: int, count: int) -> np.ndarray:
+    """int64 ids of hands ``start .. start + count - 1`` of the run whose hand 0 has id
+    ``base`` (see :func:`run_base`)."""
     with np.errstate(over="ignore"):
-        ids = base + np.arange(start, start + count, dtype=np.uint64)
+        ids = np.uint64(base) + np.arange(start, start + count, dtype=np.uint64)
     return ids.view(np.int64)
 
 

@@ -11,6 +11,7 @@ from ..cards import DECK
 from ..contract import Contract, Declaration
 from ..deal import Deal
 from ..moves import Bid, Declare, Discard, Hold, Move, Pass, PickUp, Play
+from .jit import HAVE_NUMBA
 from .kernel import GAME_COLUMNS, MAX_CALLS, RANDOM_BOT, RULES_BOT, simulate_into
 from .tables import CALL_HOLD, CALL_PASS, DECL_T
 
@@ -152,6 +153,8 @@ def simulate_batch(
     """
     if seed < 0 or start < 0 or count < 0:
         raise ValueError("seed, start and count must be non-negative")
+    if not HAVE_NUMBA:  # as plain Python the kernel's fixed-width integer tricks misfire
+        raise RuntimeError("the batch simulator needs numba: pip install 'skatlog[fast]'")
     codes = bot_codes(bots)
     # The kernel writes every element but the unused tail of the calls: only those two come
     # zeroed (free on fresh pages), the rest uninitialised.
