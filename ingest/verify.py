@@ -1,11 +1,16 @@
 """Re-check a stored archive: replay every game through the engine's validated path.
 
-:func:`verify_archive` reads ``games`` in batches (deal, moves and the stored result
-columns), replays each game with ``GameState.apply`` -- under the recorded-log rules (R17,
-R7) and admitted off-ladder bids (R18) when the row says it was stored that way -- and
-compares the engine's result with every stored result column. It works on logged and
-simulated games alike, so ``skatlog verify`` proves that a simulated run (or an ingest)
-holds nothing the rules engine would not produce.
+:func:`verify_archive` streams each ``games`` row joined with its ``tricks`` and ``auction``
+rows (DuckDB over the committed Parquet files), replays the game with
+:func:`~skatlog.engine.replay` -- under the recorded-log rules (R17, R7) and with the
+admitted off-ladder bids (R18) when the row says it was stored that way -- and rebuilds its
+rows with the archive's own :class:`~skatlog.ingest.schema.GameRowsBuilder`. Every column
+the rules decide is compared: the result columns of ``games`` (outcome, ending, declarer,
+contract and announcements, skat and discard, bid, points, tricks, matadors, value, the
+move list) and its card masks, every ``tricks`` row and every ``auction`` row. It also
+reports game ids stored twice and trick or auction rows without their game. It works on
+logged and simulated games alike, so ``skatlog verify`` proves that a simulated run (or
+an ingest) holds nothing the rules engine would not produce.
 """
 
 from __future__ import annotations
@@ -13,25 +18,37 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-#: Stored result columns compared with the engine's replay.
-CHECKED = ("value", "won", "overbid", "bid", "declarer", "matadors", "declarer_points",
-           "defender_points", "declarer_tricks", "defender_tricks", "game_value",
-           "multiplier", "schneider", "schwarz")
-#: Columns read per game.
-COLUMNS = ("game_id", "deal", "moves", "recorded_rules", "extra_bids", *CHECKED)
+#: ``games`` columns the replay recomputes and :func:`verify_rows` compares.
+CHECKED = (
+    "passed", "outcome", "ending", "declarer", "declarer_name", "skat_taken", "discard",
+    "bid", "contract", "hand", "schneider_announced", "schwarz_announced", "ouvert",
+    "matadors", "declarer_points", "defender_points", "declarer_tricks", "defender_tricks",
+    "schneider", "schwarz", "won", "overbid", "game_value", "multiplier", "value", "moves",
+    "forehand_cards", "middlehand_cards", "rearhand_cards", "skat_cards",
+)
+#: ``games`` columns read besides :data:`CHECKED` (the replay's inputs).
+INPUTS = ("game_id", "deal", "recorded_rules", "extra_bids", "forehand", "middlehand",
+          "rearhand")
+TRICK_FIELDS = ("trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2", "seat3",
+                "winner", "points")
+CALL_FIELDS = ("call_no", "seat", "kind", "value")
+#: Problem lines kept per check of the whole archive (duplicates, orphans).
+LISTED = 50
 
 Progress = Callable[[int], None]
 
 
 @dataclass
 class VerifyReport:
-    """What :func:`verify_archive` found: games checked, how many problems, and the
-    problem lines kept (one per differing column or failed replay)."""
+    """What :func:`verify_archive` found: games checked, problem lines (one per differing
+    column, table or failed replay), the games they concern, and the lines kept."""
 
     checked: int = 0
     problem_count: int = 0
+    bad_games: int = 0
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -39,88 +56,187 @@ class VerifyReport:
         return self.problem_count == 0
 
 
+def _expected_rows(columns: dict[str, list[Any]], rows: list[int], records: list[Any]
+                   ) -> tuple[dict[str, list[Any]], dict[int, list[list[int]]],
+                              dict[int, list[list[int]]]]:
+    """The rows the archive's builder makes for the replayed ``records``: games columns,
+    and trick and auction rows by game id (as the lists :func:`_stored_query` yields)."""
+    from skatlog.ingest.schema import CALL_KINDS, GameRowsBuilder, SimulatedMeta
+
+    builder = GameRowsBuilder()
+    for row, record in zip(rows, records, strict=True):
+        players = tuple(columns[seat][row] or "" for seat in ("forehand", "middlehand",
+                                                               "rearhand"))
+        builder.add_simulated(record, SimulatedMeta(players=players),  # type: ignore[arg-type]
+                              game_id=columns["game_id"][row])
+    tables = builder.tables()
+    games = {name: tables["games"].column(name).to_pylist() for name in CHECKED}
+    tricks: dict[int, list[list[int]]] = {}
+    for trick in tables["tricks"].to_pylist():
+        tricks.setdefault(trick["game_id"], []).append([trick[f] for f in TRICK_FIELDS])
+    calls: dict[int, list[list[int]]] = {}
+    for call in tables["auction"].to_pylist():
+        value = -1 if call["value"] is None else call["value"]
+        calls.setdefault(call["game_id"], []).append(
+            [call["call_no"], call["seat"], CALL_KINDS.index(call["kind"]), value])
+    return games, tricks, calls
+
+
+def _first_difference(stored: list[list[int]], engine: list[list[int]], what: str) -> str:
+    for k, (a, b) in enumerate(zip(stored, engine, strict=False)):
+        if a != b:
+            return f"{what} row {k + 1} stored {a}, engine {b}"
+    return f"{what}: {len(stored)} rows stored, engine {len(engine)}"
+
+
 def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
-    """Replay the games of one batch (column name -> values) and compare their results.
+    """Replay the games of one batch (column name -> values, as :func:`verify_archive`
+    reads them; ``tricks`` and ``calls`` may be absent) and compare their rows.
 
     Returns (games checked, problems); a problem reads ``<game_id>: <what differs>``.
     """
-    from skatlog.engine import Deal, GameState
+    from skatlog.engine import Deal, replay
     from skatlog.ingest.schema import decode_moves
 
     problems: list[str] = []
     count = len(columns["game_id"])
     recorded = columns.get("recorded_rules") or [False] * count
     extra = columns.get("extra_bids") or [None] * count
+    rows: list[int] = []
+    records: list[Any] = []
     for row in range(count):
-        game_id = columns["game_id"][row]
         try:
-            state = GameState(Deal.from_cards(columns["deal"][row]),
-                              recorded=bool(recorded[row]),
-                              extra_bids=tuple(extra[row] or ()))
-            for move in decode_moves(columns["moves"][row]):
-                state.apply(move)
-            result = state.result()
-        except ValueError as err:
-            problems.append(f"{game_id}: {type(err).__name__}: {err}")
-            continue
-        score = result.score
-        got = {"value": result.value, "bid": result.bid, "declarer": result.declarer,
-               "won": score.won if score else None,
-               "overbid": score.overbid if score else None,
-               "game_value": score.game_value if score else None,
-               "multiplier": score.multiplier if score else None,
-               "schneider": score.schneider if score else None,
-               "schwarz": score.schwarz if score else None}
-        for name in ("matadors", "declarer_points", "defender_points", "declarer_tricks",
-                     "defender_tricks"):
-            got[name] = getattr(result, name) if score else None
+            records.append(replay(Deal.from_cards(columns["deal"][row]),
+                                  decode_moves(columns["moves"][row]),
+                                  recorded=bool(recorded[row]),
+                                  extra_bids=frozenset(extra[row] or ())))
+            rows.append(row)
+        except Exception as err:  # a bad row is a finding, not the end of the check
+            problems.append(f"{columns['game_id'][row]}: {type(err).__name__}: {err}")
+    if not rows:
+        return count, problems
+    games, tricks, calls = _expected_rows(columns, rows, records)
+    for k, row in enumerate(rows):
+        game_id = columns["game_id"][row]
         for name in CHECKED:
-            if got[name] != columns[name][row]:
+            if name in columns and games[name][k] != columns[name][row]:
                 problems.append(f"{game_id}: {name} stored {columns[name][row]!r}, "
-                                f"engine {got[name]!r}")
+                                f"engine {games[name][k]!r}")
+        for key, expected, what in (("tricks", tricks, "tricks"), ("calls", calls, "auction")):
+            if key in columns:
+                stored = columns[key][row] or []
+                engine = expected.get(game_id, [])
+                if stored != engine:
+                    problems.append(f"{game_id}: {_first_difference(stored, engine, what)}")
     return count, problems
+
+
+def _files_sql(paths: list[Path]) -> str:
+    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+
+
+def _stored_query(files: dict[str, list[Path]]) -> str:
+    """SQL giving every games row with its trick and auction rows as lists of int lists."""
+    games = ", ".join(f'g."{c}"' for c in (*INPUTS, *CHECKED))
+    tricks = "NULL::INTEGER[][] AS tricks"
+    calls = "NULL::INTEGER[][] AS calls"
+    joins = ""
+    if files["tricks"]:
+        fields = ", ".join(f"{f}::INTEGER" for f in TRICK_FIELDS)
+        joins += (f" LEFT JOIN (SELECT game_id, list([{fields}] ORDER BY trick_no) AS tricks "
+                  f"FROM read_parquet({_files_sql(files['tricks'])}) GROUP BY game_id) t "
+                  "USING (game_id)")
+        tricks = "t.tricks"
+    if files["auction"]:
+        joins += (" LEFT JOIN (SELECT game_id, list([call_no::INTEGER, seat::INTEGER, "
+                  "CASE kind WHEN 'bid' THEN 0 WHEN 'hold' THEN 1 ELSE 2 END, "
+                  "coalesce(value::INTEGER, -1)] ORDER BY call_no) AS calls "
+                  f"FROM read_parquet({_files_sql(files['auction'])}) GROUP BY game_id) a "
+                  "USING (game_id)")
+        calls = "a.calls"
+    return (f"SELECT {games}, {tricks}, {calls} "
+            f"FROM read_parquet({_files_sql(files['games'])}) g{joins}")
+
+
+def _archive_problems(con: Any, files: dict[str, list[Path]]) -> list[str]:
+    """Game ids stored twice, and trick or auction rows whose game is not stored."""
+    games = f"read_parquet({_files_sql(files['games'])})"
+    problems = [f"{gid}: game stored {n} times" for gid, n in con.execute(
+        f"SELECT game_id, count(*) FROM {games} GROUP BY game_id HAVING count(*) > 1 "
+        f"ORDER BY game_id LIMIT {LISTED}").fetchall()]
+    for table in ("tricks", "auction"):
+        if files[table]:
+            problems += [f"{gid}: {n} {table} rows without a game" for gid, n in con.execute(
+                f"SELECT game_id, count(*) FROM read_parquet({_files_sql(files[table])}) "
+                f"WHERE game_id NOT IN (SELECT game_id FROM {games}) GROUP BY game_id "
+                f"ORDER BY game_id LIMIT {LISTED}").fetchall()]
+    return problems
 
 
 def verify_archive(archive: str | os.PathLike[str] | None, *, workers: int = 1,
                    batch_size: int = 20_000, on_progress: Progress | None = None,
                    max_problems: int | None = None) -> VerifyReport:
-    """Replay every game of the archive's ``games`` table (see the module doc); ``workers``
+    """Replay and compare every game of the archive (see the module doc); ``workers``
     processes share the batches. Keeps at most ``max_problems`` problem lines (all when
-    None) but always checks every game."""
+    None) but always checks every game. Raises ArchiveError (a broken manifest, a listed
+    file that is missing), OSError or duckdb.Error when the archive cannot be read."""
     from multiprocessing import get_context
 
-    from skatlog.ingest.archive import archive_path, committed_files
-    from skatlog.ingest.archive import iter_batches as archive_batches
+    import duckdb
+
+    from skatlog.ingest.archive import archive_path
 
     root = archive_path(archive)
-    committed_files(root, "games")  # raises ArchiveError for a broken manifest
-    batches = (b.to_pydict() for b in archive_batches(root, "games", batch_size=batch_size,
-                                                      columns=list(COLUMNS)))
+    files = archive_files(root)
     report = VerifyReport()
 
-    def take(results: Iterator[tuple[int, list[str]]]) -> VerifyReport:
-        for count, found in results:
-            report.checked += count
-            report.problem_count += len(found)
-            if max_problems is None:
-                report.problems += found
-            else:
-                report.problems += found[:max(0, max_problems - len(report.problems))]
-            if on_progress is not None:
-                on_progress(count)
-        return report
+    def keep(found: list[str]) -> None:
+        report.problem_count += len(found)
+        report.bad_games += len({line.split(":", 1)[0] for line in found})
+        room = len(found) if max_problems is None else max(0, max_problems - len(report.problems))
+        report.problems += found[:room]
 
-    if workers <= 1:
-        return take(map(verify_rows, batches))
-    with get_context("spawn").Pool(workers) as pool:
-        return take(pool.imap(verify_rows, batches))
+    if not files["games"]:
+        return report
+    con = duckdb.connect()
+    try:
+        keep(_archive_problems(con, files))
+        reader = con.sql(_stored_query(files)).to_arrow_reader(batch_size)
+        batches = (batch.to_pydict() for batch in reader)
+
+        def take(results: Iterator[tuple[int, list[str]]]) -> VerifyReport:
+            for count, found in results:
+                report.checked += count
+                keep(found)
+                if on_progress is not None:
+                    on_progress(count)
+            return report
+
+        if workers <= 1:
+            return take(map(verify_rows, batches))
+        with get_context("spawn").Pool(workers) as pool:
+            return take(pool.imap(verify_rows, batches))
+    finally:
+        con.close()
+
+
+def archive_files(archive: str | os.PathLike[str] | None) -> dict[str, list[Path]]:
+    """The committed files of ``games``, ``tricks`` and ``auction``; ArchiveError when the
+    manifest lists a file that is not there."""
+    from skatlog.ingest.archive import ArchiveError, archive_path, committed_files
+
+    root = archive_path(archive)
+    files = {table: committed_files(root, table) for table in ("games", "tricks", "auction")}
+    missing = [str(p) for paths in files.values() for p in paths if not p.is_file()]
+    if missing:
+        raise ArchiveError(f"{root}: the manifest lists {len(missing)} missing file(s), "
+                           f"e.g. {missing[0]}")
+    return files
 
 
 def stored_games(archive: str | os.PathLike[str] | None) -> int:
     """Rows of the committed ``games`` table (from the Parquet footers, no data read)."""
     import pyarrow.parquet as pq
 
-    from skatlog.ingest.archive import archive_path, committed_files
-
     return sum(pq.ParquetFile(path).metadata.num_rows
-               for path in committed_files(archive_path(archive), "games"))
+               for path in archive_files(archive)["games"])

@@ -60,14 +60,92 @@ def test_a_tampered_value_is_reported_with_exit_1(tmp_path: Path) -> None:
     code, report = _verify_json(tmp_path, "--workers", "1")
     assert code == 1
     assert report["checked"] == 300 and report["problems"] == 1 and report["ok"] is False
+    assert report["games_with_problems"] == 1
     assert report["examples"][0].startswith(f"{game_id}: value stored")
     text = runner.invoke(app, ["verify", "--archive", str(tmp_path), "-q", "--workers", "1"])
     assert text.exit_code == 1
     assert f"game {game_id}: value stored" in text.stdout
-    assert "verified 300 games" in text.stdout and "1 problems" in text.stdout
+    assert "verified 300 games" in text.stdout and "1 problems in 1 games" in text.stdout
 
 
-def test_a_missing_archive_is_a_usage_error(tmp_path: Path) -> None:
+def _tamper(archive: Path, table: str, column: str, change) -> int:
+    """Rewrite ``table``'s first file with ``change(values)`` applied to ``column``; returns
+    the game id of the first row."""
+    path = committed_files(archive, table)[0]
+    data = pq.read_table(path)
+    index = data.schema.get_field_index(column)
+    values = data.column(column).to_pylist()
+    change(values)
+    data = data.set_column(index, data.schema.field(index),
+                           pa.array(values, data.schema.field(index).type))
+    pq.write_table(data, path)
+    return data.column("game_id")[0].as_py()
+
+
+def _flip_winner(values: list) -> None:
+    values[0] = (values[0] + 1) % 3
+
+
+def _raise_first_bid(values: list) -> None:
+    k = next(i for i, v in enumerate(values) if v is not None)
+    values[k] += 1
+
+
+def _other_contract(values: list) -> None:
+    k = next(i for i, v in enumerate(values) if v is not None)
+    values[k] = "grand" if values[k] != "grand" else "clubs"
+
+
+def test_every_rule_decided_row_is_compared(tmp_path: Path) -> None:
+    """A changed trick winner, auction value or contract is found, each in its own table."""
+    for table, column, change, what in (("tricks", "winner", _flip_winner, "tricks row 1"),
+                                        ("auction", "value", _raise_first_bid, "auction row"),
+                                        ("games", "contract", _other_contract, "contract")):
+        archive = tmp_path / table
+        simulate_to_archive(archive, SimulationOptions(hands=200, seed=5, bots=("rules",) * 3))
+        _tamper(archive, table, column, change)
+        report = verify_archive(archive)
+        assert report.checked == 200 and not report.ok, table
+        assert report.bad_games == 1 and any(what in p for p in report.problems), report.problems
+
+
+def test_duplicates_and_orphans_are_reported(tmp_path: Path) -> None:
+    simulate_to_archive(tmp_path, SimulationOptions(hands=100, seed=6, bots=("random",) * 3))
+    path = committed_files(tmp_path, "games")[0]
+    games = pq.read_table(path)
+    k = next(i for i, passed in enumerate(games.column("passed").to_pylist())
+             if i > 0 and not passed)
+    orphan = games.column("game_id")[k].as_py()
+    kept = pa.concat_tables([games.slice(0, k), games.slice(k + 1)])  # game k dropped ...
+    pq.write_table(pa.concat_tables([kept, games.slice(0, 1)]), path)  # ... game 0 twice
+    report = verify_archive(tmp_path)
+    first = games.column("game_id")[0].as_py()
+    assert f"{first}: game stored 2 times" in report.problems
+    for table in ("tricks", "auction"):
+        assert any(p.startswith(f"{orphan}: ") and p.endswith(f"{table} rows without a game")
+                   for p in report.problems), table
+
+
+def test_a_bad_row_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    simulate_to_archive(tmp_path, SimulationOptions(hands=50, seed=7, bots=("rules",) * 3))
+    game_id = _tamper(tmp_path, "games", "moves", lambda v: v.__setitem__(0, "0XX 1p"))
+    code, report = _verify_json(tmp_path, "--workers", "1")
+    assert code == 1 and report["checked"] == 50 and report["games_with_problems"] == 1
+    assert report["examples"][0].startswith(f"{game_id}: MovesError")
+
+
+def test_unreadable_archives_are_usage_errors(tmp_path: Path) -> None:
     result = runner.invoke(app, ["verify", "--archive", str(tmp_path / "nope")])
     assert result.exit_code == 2
     assert "no archive at" in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = runner.invoke(app, ["verify", "--archive", str(empty)])
+    assert result.exit_code == 2 and "manifest.json" in result.output
+    simulate_to_archive(tmp_path / "a", SimulationOptions(hands=30, seed=2))
+    committed_files(tmp_path / "a", "games")[0].write_bytes(b"not parquet")
+    result = runner.invoke(app, ["verify", "--archive", str(tmp_path / "a")])
+    assert result.exit_code == 2 and "cannot read the archive" in result.output
+    committed_files(tmp_path / "a", "games")[0].unlink()
+    result = runner.invoke(app, ["verify", "--archive", str(tmp_path / "a")])
+    assert result.exit_code == 2 and "missing file" in result.output
