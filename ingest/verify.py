@@ -37,6 +37,11 @@ TRICK_FIELDS = ("trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2
 CALL_FIELDS = ("call_no", "seat", "kind", "value")
 #: Problem lines kept per check of the whole archive (duplicates, orphans).
 LISTED = 50
+#: Games joined with their tricks and calls per pass: a large archive is checked in
+#: passes split by game_id, so DuckDB's lists stay within :data:`MEMORY_LIMIT`.
+GAMES_PER_PASS = 400_000
+#: DuckDB's memory cap while it joins the tables.
+MEMORY_LIMIT = "2GB"
 
 Progress = Callable[[int], None]
 
@@ -135,8 +140,10 @@ def _files_sql(paths: list[Path]) -> str:
     return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
 
 
-def _stored_query(files: dict[str, list[Path]]) -> str:
-    """SQL giving every games row with its trick and auction rows as lists of int lists."""
+def _stored_query(files: dict[str, list[Path]], part: int = 0, parts: int = 1) -> str:
+    """SQL giving the games rows of ``part`` (of ``parts``, split by game_id) with their
+    trick and auction rows as lists of int lists."""
+    where = f" WHERE abs(game_id % {parts}) = {part}" if parts > 1 else ""
     games = ", ".join(f'g."{c}"' for c in (*INPUTS, *CHECKED))
     tricks = "NULL::INTEGER[][] AS tricks"
     calls = "NULL::INTEGER[][] AS calls"
@@ -144,18 +151,18 @@ def _stored_query(files: dict[str, list[Path]]) -> str:
     if files["tricks"]:
         fields = ", ".join(f"{f}::INTEGER" for f in TRICK_FIELDS)
         joins += (f" LEFT JOIN (SELECT game_id, list([{fields}] ORDER BY trick_no) AS tricks "
-                  f"FROM read_parquet({_files_sql(files['tricks'])}) GROUP BY game_id) t "
+                  f"FROM read_parquet({_files_sql(files['tricks'])}){where} GROUP BY game_id) t "
                   "USING (game_id)")
         tricks = "t.tricks"
     if files["auction"]:
         joins += (" LEFT JOIN (SELECT game_id, list([call_no::INTEGER, seat::INTEGER, "
                   "CASE kind WHEN 'bid' THEN 0 WHEN 'hold' THEN 1 ELSE 2 END, "
                   "coalesce(value::INTEGER, -1)] ORDER BY call_no) AS calls "
-                  f"FROM read_parquet({_files_sql(files['auction'])}) GROUP BY game_id) a "
+                  f"FROM read_parquet({_files_sql(files['auction'])}){where} GROUP BY game_id) a "
                   "USING (game_id)")
         calls = "a.calls"
     return (f"SELECT {games}, {tricks}, {calls} "
-            f"FROM read_parquet({_files_sql(files['games'])}) g{joins}")
+            f"FROM (SELECT * FROM read_parquet({_files_sql(files['games'])}){where}) g{joins}")
 
 
 def _archive_problems(con: Any, files: dict[str, list[Path]]) -> list[str]:
@@ -183,6 +190,7 @@ def verify_archive(archive: str | os.PathLike[str] | None, *, workers: int = 1,
     from multiprocessing import get_context
 
     import duckdb
+    import pyarrow.parquet as pq
 
     from skatlog.ingest.archive import archive_path
 
@@ -199,10 +207,16 @@ def verify_archive(archive: str | os.PathLike[str] | None, *, workers: int = 1,
     if not files["games"]:
         return report
     con = duckdb.connect()
+    # Rows may come in any order; the cap keeps a failure to split enough a clear error.
+    con.execute("SET preserve_insertion_order = false")
+    con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
     try:
         keep(_archive_problems(con, files))
-        reader = con.sql(_stored_query(files)).to_arrow_reader(batch_size)
-        batches = (batch.to_pydict() for batch in reader)
+        total = sum(pq.ParquetFile(path).metadata.num_rows for path in files["games"])
+        parts = max(1, -(-total // GAMES_PER_PASS))
+        batches = (batch.to_pydict() for part in range(parts)
+                   for batch in con.sql(_stored_query(files, part, parts))
+                   .to_arrow_reader(batch_size))
 
         def take(results: Iterator[tuple[int, list[str]]]) -> VerifyReport:
             for count, found in results:

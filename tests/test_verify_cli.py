@@ -149,3 +149,15 @@ def test_unreadable_archives_are_usage_errors(tmp_path: Path) -> None:
     committed_files(tmp_path / "a", "games")[0].unlink()
     result = runner.invoke(app, ["verify", "--archive", str(tmp_path / "a")])
     assert result.exit_code == 2 and "missing file" in result.output
+
+
+def test_large_archives_are_checked_in_passes(tmp_path: Path, monkeypatch) -> None:
+    """Split by game_id into passes, every game is still checked once with its rows."""
+    import skatlog.ingest.verify as verify
+
+    simulate_to_archive(tmp_path, SimulationOptions(hands=300, seed=9, bots=("rules",) * 3))
+    game_id = _tamper(tmp_path, "tricks", "winner", _flip_winner)
+    monkeypatch.setattr(verify, "GAMES_PER_PASS", 70)
+    report = verify_archive(tmp_path, batch_size=32)
+    assert report.checked == 300 and report.bad_games == 1
+    assert report.problems[0].startswith(f"{game_id}: tricks row 1 stored")
