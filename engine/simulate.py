@@ -143,7 +143,8 @@ def _validity(passed: np.ndarray) -> tuple[pa.Buffer | None, int]:
 
 def _array(values: np.ndarray, type_: pa.DataType, valid: pa.Buffer | None, nulls: int
            ) -> pa.Array:
-    """``values`` (a numpy array of ``type_``'s width) as an Arrow array, no copy."""
+    """``values`` as an Arrow array of ``type_`` with the given validity bitmap (no copy
+    when ``values`` already is a contiguous array of that width)."""
     data = np.ascontiguousarray(values.astype(type_.to_pandas_dtype(), copy=False))
     return pa.Array.from_buffers(type_, len(values), [valid, pa.py_buffer(data)], nulls)
 
