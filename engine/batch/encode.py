@@ -139,28 +139,11 @@ def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.n
     return pos
 
 
-@njit(nogil=True, error_model="numpy")
-def _moves_text(n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
-                game: np.ndarray, discard: np.ndarray, cards: np.ndarray,
-                winners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    count = game.shape[0]
-    offsets = np.zeros(count + 1, dtype=np.int32)
-    scratch = np.zeros(1, dtype=np.uint8)
-    for i in range(count):
-        offsets[i + 1] = offsets[i] + _encode_row(i, n_calls, calls, call_seats, game,
-                                                  discard, cards, winners, scratch, 0, False)
-    out = np.empty(offsets[count], dtype=np.uint8)
-    for i in range(count):
-        _encode_row(i, n_calls, calls, call_seats, game, discard, cards, winners, out,
-                    offsets[i], True)
-    return offsets, out
-
-
 def moves_text(batch: object) -> tuple[np.ndarray, np.ndarray]:
-    """(int32 offsets, UTF-8 bytes) of every hand's compact move list."""
-    b = batch
-    return _moves_text(b.n_calls, b.calls, b.call_seats, b.game,  # type: ignore[attr-defined]
-                       b.discard, b.cards, b.winners)  # type: ignore[attr-defined]
+    """(int32 offsets, UTF-8 bytes) of every hand's compact move list, as
+    :func:`batch_rows` writes them into the ``moves`` column."""
+    rows = batch_rows(batch, np.zeros(len(batch), dtype=np.int64))  # type: ignore[arg-type]
+    return rows.offsets, rows.text
 
 
 #: The seat after ``seat`` in play order (R8).
