@@ -279,16 +279,19 @@ def iter_batches(options: SimulationOptions, start: int = 0, stop: int | None = 
 
 
 def iter_tables(options: SimulationOptions, start: int = 0, stop: int | None = None,
-                chunk: int = CHUNK, ingest_id: str | None = None
+                chunk: int = CHUNK, ingest_id: str | None = None, prefetch: bool = True
                 ) -> Iterator[tuple[BatchGames, dict[str, pa.Table]]]:
-    """Batches with their archive tables, the next chunk simulated and converted in a
-    background thread while the caller writes the current one."""
+    """Batches with their archive tables. With ``prefetch`` the next chunk is simulated
+    and converted in a background thread while the caller writes the current one; without
+    it everything runs in the caller's thread (for callers that already keep every core
+    busy with one such loop per core, where a second thread each only adds switching)."""
     yield from _prefetched(options, start, stop, chunk,
-                           lambda b: batch_tables(b, options, ingest_id))
+                           lambda b: batch_tables(b, options, ingest_id), prefetch)
 
 
 def _prefetched(options: SimulationOptions, start: int, stop: int | None, chunk: int,
-                convert: Callable[[BatchGames], Any]) -> Iterator[tuple[BatchGames, Any]]:
+                convert: Callable[[BatchGames], Any], prefetch: bool = True
+                ) -> Iterator[tuple[BatchGames, Any]]:
     stop = options.hands if stop is None else stop
     ranges = chunk_ranges(start, stop, chunk)
     threads = current_workers()  # numba's setting is per thread: read it here, pass it on
@@ -298,6 +301,10 @@ def _prefetched(options: SimulationOptions, start: int, stop: int | None, chunk:
         return batch, convert(batch)
 
     if not ranges:
+        return
+    if not prefetch:
+        for begin, end in ranges:
+            yield produce(begin, end)
         return
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(produce, *ranges[0])
@@ -356,6 +363,7 @@ class _Task:
     stop: int
     chunk: int
     threads: int  # numba threads inside the task
+    prefetch: bool = True  # simulate the next chunk on a second thread while writing
 
 
 @dataclass
@@ -389,7 +397,7 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
     result = _TaskResult({})
     try:
         for batch, tables in iter_tables(task.options, task.start, task.stop, task.chunk,
-                                         task.ingest_id):
+                                         task.ingest_id, task.prefetch):
             if cancel is not None and cancel.is_set():
                 raise _Cancelled
             ids = tables["games"].column("game_id").to_numpy()
@@ -507,8 +515,11 @@ def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: Simula
         summary.target = str(writer.root)
         summary.ingest_id = writer.ingest_id
         known = writer.game_ids.sorted_ids()
+        # Parallel tasks (one per core) each simulate and write in their own thread;
+        # a single task overlaps the two on a prefetch thread instead.
         tasks = [_Task(str(writer.root), writer.ingest_id, k, options, b, e, chunk,
-                       1 if parallel else workers) for k, (b, e) in enumerate(ranges)]
+                       1 if parallel else workers, prefetch=not parallel)
+                 for k, (b, e) in enumerate(ranges)]
         if parallel:
             progress: Queue[int] = Queue()
             cancel = threading.Event()

@@ -76,6 +76,11 @@ FAST_STATISTICS = ("seed", "origin", "ingest_id", "trick_no", "call_no")
 FAST_SNAPPY = ("moves", "record_id", "session_id", "extra", "raw", "message")
 
 
+#: Values handed to the column encoders per call in fast-written partitions (pyarrow's
+#: default is 1,024; each call looks up the column's properties by its dotted path).
+FAST_WRITE_BATCH = 65_536
+
+
 def parquet_options(schema: pa.Schema, fast: bool = False, sequential_ids: bool = False
                     ) -> dict[str, Any]:
     """``pq.ParquetWriter`` keyword arguments for a table's partitions.
@@ -126,7 +131,8 @@ def parquet_options(schema: pa.Schema, fast: bool = False, sequential_ids: bool 
             level[name] = 1
     return {"compression": compression, "compression_level": level or None,
             "use_dictionary": dictionary, "column_encoding": encoding or None,
-            "write_statistics": [n for n in FAST_STATISTICS if n in schema.names]}
+            "write_statistics": [n for n in FAST_STATISTICS if n in schema.names],
+            "write_batch_size": FAST_WRITE_BATCH}
 
 
 class ArchiveError(RuntimeError):
