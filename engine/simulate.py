@@ -24,7 +24,13 @@ import numpy as np
 import pyarrow as pa
 
 from .batch import BatchGames, bot_codes, simulate_batch
-from .batch.encode import TRICK_SMALL_COLUMNS, batch_rows, run_base, run_ids
+from .batch.encode import (
+    TRICK_SMALL_COLUMNS,
+    batch_rows,
+    needs_moves_text,
+    run_base,
+    run_ids,
+)
 from .batch.tables import DECL_T
 from .contract import Contract
 from .session import HANDS_PER_SESSION
@@ -172,7 +178,8 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
     base = options.resolved().id_base
     assert base is not None
     ids = run_ids(base, batch.start, n)
-    rows = batch_rows(batch, ids)
+    text_rows = needs_moves_text(batch)  # the rest rebuild from their rows exactly
+    rows = batch_rows(batch, ids, text_rows)
 
     col = batch.column
     declarer = col("declarer").astype(np.int8)
@@ -224,7 +231,8 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
         "value": col("value"),
         "value_check": _dict(const, ["not_recorded"]),
         "moves": pa.StringArray.from_buffers(n, pa.py_buffer(rows.offsets),
-                                             pa.py_buffer(rows.text)),
+                                             pa.py_buffer(rows.text),
+                                             *_validity(~text_rows)),
         "recorded_rules": np.zeros(n, dtype=bool),
         "seed": np.full(n, options.seed, dtype=np.int64),
         "bots": _dict(dealer, rotations),

@@ -38,11 +38,78 @@ def iter_archive_games(archive: str | os.PathLike[str] | None = None,
                        where: Callable[[dict], bool] | None = None) -> Iterator[LogGame]:
     """The archive's games as :class:`LogGame` values, in commit order (streamed);
     ``where(row)`` filters on the row's :data:`~.schema.EXPORT_COLUMNS`."""
-    for batch in iter_batches(archive_path(archive), "games", columns=list(EXPORT_COLUMNS),
-                              batch_size=8192):
-        for row in batch.to_pylist():
-            if where is None or where(row):
-                yield log_game_from_row(row)
+    root = archive_path(archive)
+    with ChildRows(root) as children:
+        for batch in iter_batches(root, "games", columns=list(EXPORT_COLUMNS),
+                                  batch_size=8192):
+            for row in _rows(batch, children.of(batch)):
+                if where is None or where(row):
+                    yield log_game_from_row(row)
+
+
+class ChildRows:
+    """The trick and call lists of games stored without ``moves`` (see :mod:`.rebuild`),
+    fetched per batch of ``games`` rows from the committed ``tricks`` and ``auction``
+    files. A batch's ids are looked up by their range, which Parquet statistics narrow to
+    a few row groups for a simulated run (consecutive ids)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._con: Any = None
+        self._sql: tuple[str, str] | None = None
+
+    def __enter__(self) -> ChildRows:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._con is not None:
+            self._con.close()
+
+    def of(self, batch: pa.RecordBatch) -> dict[int, tuple[Any, Any]]:
+        """``game_id -> (tricks, calls)`` for the batch's rows that have no ``moves``."""
+        moves = batch.column(batch.schema.get_field_index("moves"))
+        if moves.null_count == 0:
+            return {}
+        import pyarrow.compute as pc
+
+        ids = pc.filter(batch.column(batch.schema.get_field_index("game_id")),
+                        pc.is_null(moves))
+        if self._con is None:
+            import duckdb
+
+            from .rebuild import child_rows_sql
+            from .verify import archive_files
+
+            files = archive_files(self.root)
+
+            def source(table: str) -> str | None:
+                paths = ", ".join("'" + str(p).replace("'", "''") + "'" for p in files[table])
+                return f"read_parquet([{paths}])" if files[table] else None
+
+            self._con = duckdb.connect()
+            self._sql = child_rows_sql(source("tricks"), source("auction"),
+                                       " WHERE game_id BETWEEN $lo AND $hi")
+        assert self._sql is not None
+        lo, hi = pc.min(ids).as_py(), pc.max(ids).as_py()
+        wanted = set(ids.to_pylist())
+        found: dict[int, tuple[Any, Any]] = {gid: (None, None) for gid in wanted}
+        for slot, sql in enumerate(self._sql):
+            for gid, rows in self._con.execute(sql, {"lo": lo, "hi": hi}).fetchall():
+                if gid in wanted:
+                    pair = found[gid]
+                    found[gid] = (rows, pair[1]) if slot == 0 else (pair[0], rows)
+        return found
+
+
+def _rows(batch: pa.RecordBatch, children: dict[int, tuple[Any, Any]]) -> list[dict]:
+    """The batch's rows as dicts, with ``tricks``/``calls`` where they rebuild the moves."""
+    rows = batch.to_pylist()
+    if children:
+        for row in rows:
+            pair = children.get(row["game_id"])
+            if pair is not None:
+                row["tricks"], row["calls"] = pair
+    return rows
 
 
 def _writer(fmt: str) -> Callable[..., str]:
@@ -76,11 +143,12 @@ PARALLEL_MIN_GAMES = 20_000
 BATCH_ROWS = 4096
 
 
-def _format_batch(job: tuple[pa.RecordBatch, str, str]) -> tuple[str, int]:
+def _format_batch(job: tuple[pa.RecordBatch, dict[int, tuple[Any, Any]], str, str]
+                  ) -> tuple[str, int]:
     """The text of one batch of ``games`` rows (runs in a worker process)."""
-    batch, fmt, result = job
+    batch, children, fmt, result = job
     write = _writer(fmt)
-    rows = batch.to_pylist()
+    rows = _rows(batch, children)
     return "".join(write(log_game_from_row(row), result=result) + "\n" for row in rows), len(rows)
 
 
@@ -116,12 +184,13 @@ def export_archive(
     workers = workers or os.cpu_count() or 1
     if read_manifest(root).rows("games") < PARALLEL_MIN_GAMES:
         workers = 1
-    jobs = ((batch, fmt, result) for batch in iter_batches(
-        root, "games", columns=list(EXPORT_COLUMNS), batch_size=BATCH_ROWS))
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     count = 0
     try:
         with contextlib.ExitStack() as stack:
+            children = stack.enter_context(ChildRows(root))
+            jobs = ((batch, children.of(batch), fmt, result) for batch in iter_batches(
+                root, "games", columns=list(EXPORT_COLUMNS), batch_size=BATCH_ROWS))
             handle = stack.enter_context(_open_out(tmp, out.name))
             if workers > 1:
                 pool = stack.enter_context(mp.get_context("fork").Pool(workers))

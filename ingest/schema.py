@@ -38,6 +38,14 @@ Conventions
       <seat>TI / LE    time-out / left the table (R17)
 
   :func:`encode_moves` and :func:`decode_moves` convert; they round-trip exactly.
+  ``moves`` is null when the game's other rows hold every move, in order: its ``auction``
+  rows, its ``games`` row (skat taken, discard, declaration) and its ``tricks`` rows.
+  The simulator stores it so (a simulated hand has no move beyond those, and its text
+  would otherwise be nearly half of the archive); :func:`.rebuild.moves_from_rows`
+  rebuilds the list, which ``skatlog export`` and ``skatlog verify`` do. Logged games
+  keep their text (a log may hold what no row does: a resignation, a time-out, the cards
+  of an unfinished trick), and so does a simulated hand whose declarer named the game
+  before laying the skat away (no row records that order).
 * **game_id** is a signed 64-bit integer derived from the game's content
   (:func:`game_id_of`: deal, moves, players, time, record id, session id, seed), so one
   game ingested twice, from any file or format, gets one id and is stored once. Simulated
@@ -195,7 +203,8 @@ GAMES_SCHEMA = _schema([
     _f("value_check", _DICT, False),          # ok / iss_convention / score_mismatch / not_recorded
     _f("recorded_result", RECORDED_RESULT_TYPE),
     _f("warnings", pa.list_(pa.string())),    # warning codes from validation (e.g. R18 bids)
-    _f("moves", pa.string(), False),          # full move list, compact notation (module doc)
+    _f("moves", pa.string()),                 # full move list, compact notation (module doc);
+                                              # null when the rows rebuild it (rebuild.py)
     _f("recorded_rules", pa.bool_(), False),  # replayed under the recorded-log rules (R17, R7)
     _f("extra_bids", pa.list_(pa.int16())),   # off-ladder bids admitted in the replay (R18)
     _f("extra", pa.string()),                 # reader-specific fields as JSON, for export
@@ -418,8 +427,10 @@ def decode_moves(text: str) -> tuple[Move, ...]:
 
 #: The ``games`` columns :func:`log_game_from_row` reads.
 EXPORT_COLUMNS = (
-    "deal", "moves", "recorded_rules", "extra_bids", "played_at", "forehand", "middlehand",
-    "rearhand", "record_id", "session_id", "hand_no", "club", "table", "dealer",
+    "game_id", "deal", "moves", "declarer", "skat_taken", "discard", "contract", "hand",
+    "schneider_announced", "schwarz_announced", "ouvert", "recorded_rules", "extra_bids",
+    "played_at", "forehand", "middlehand", "rearhand", "record_id", "session_id", "hand_no",
+    "club", "table", "dealer",
     "recorded_result", "extra", "source", "source_line", "source_format", "value_check",
 )
 
@@ -892,12 +903,19 @@ def log_game_from_row(row: Mapping[str, Any]) -> LogGame:
     """Rebuild the :class:`LogGame` a ``games`` row was made from (for export).
 
     The moves are replayed through the engine's validated path, so a row that does not
-    replay raises the engine's typed error instead of exporting a wrong game.
+    replay raises the engine's typed error instead of exporting a wrong game. A row
+    stored without ``moves`` needs its ``tricks`` and ``calls`` lists in ``row`` (see
+    :mod:`.rebuild`).
     """
     from skatlog.engine import Deal, replay  # local: keeps import cycles out of the way
 
     deal = Deal.from_cards(row["deal"])
-    moves = decode_moves(row["moves"])
+    if row["moves"] is None:  # rebuilt from the rows (module doc); ``tricks``/``calls``
+        from .rebuild import moves_from_rows  # are the lists rebuild.child_rows_sql gives
+
+        moves = moves_from_rows(row, row.get("tricks"), row.get("calls"))
+    else:
+        moves = decode_moves(row["moves"])
     record = replay(deal, moves, recorded=bool(row["recorded_rules"]),
                     extra_bids=frozenset(row.get("extra_bids") or ()))
     played_at = row.get("played_at")

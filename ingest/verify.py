@@ -4,7 +4,9 @@
 rows (DuckDB over the committed Parquet files), replays the game with
 :func:`~skatlog.engine.replay` -- under the recorded-log rules (R17, R7) and with the
 admitted off-ladder bids (R18) when the row says it was stored that way -- and rebuilds its
-rows with the archive's own :class:`~skatlog.ingest.schema.GameRowsBuilder`. Every column
+rows with the archive's own :class:`~skatlog.ingest.schema.GameRowsBuilder`. A game
+stored without ``moves`` (a simulated hand) is replayed from the move list its rows make
+(:func:`.rebuild.moves_from_rows`), so its trick and auction rows are the record. Every column
 the rules decide is compared: the result columns of ``games`` (outcome, ending, declarer,
 contract and announcements, skat and discard, bid, points, tricks, matadors, value, the
 move list) and its card masks, every ``tricks`` row and every ``auction`` row. It also
@@ -21,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .rebuild import REBUILD_COLUMNS, TRICK_FIELDS, child_rows_sql, moves_from_rows
+
 #: ``games`` columns the replay recomputes and :func:`verify_rows` compares.
 CHECKED = (
     "passed", "outcome", "ending", "declarer", "declarer_name", "skat_taken", "discard",
@@ -32,9 +36,6 @@ CHECKED = (
 #: ``games`` columns read besides :data:`CHECKED` (the replay's inputs).
 INPUTS = ("game_id", "deal", "recorded_rules", "extra_bids", "forehand", "middlehand",
           "rearhand")
-TRICK_FIELDS = ("trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2", "seat3",
-                "winner", "points")
-CALL_FIELDS = ("call_no", "seat", "kind", "value")
 #: Problem lines kept per check of the whole archive (duplicates, orphans).
 LISTED = 50
 #: Games joined with their tricks and calls per pass: a large archive is checked in
@@ -111,19 +112,28 @@ def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
     records: list[Any] = []
     for row in range(count):
         try:
-            records.append(replay(Deal.from_cards(columns["deal"][row]),
-                                  decode_moves(columns["moves"][row]),
+            text = columns["moves"][row]
+            if text is None:  # stored without a move list: its rows hold the moves
+                game = {name: columns[name][row] for name in REBUILD_COLUMNS}
+                moves = moves_from_rows(game, _child(columns, "tricks", row),
+                                        _child(columns, "calls", row))
+            else:
+                moves = decode_moves(text)
+            records.append(replay(Deal.from_cards(columns["deal"][row]), moves,
                                   recorded=bool(recorded[row]),
                                   extra_bids=frozenset(extra[row] or ())))
             rows.append(row)
         except Exception as err:  # a bad row is a finding, not the end of the check
-            problems.append(f"{columns['game_id'][row]}: {type(err).__name__}: {err}")
+            source = " (moves rebuilt from its rows)" if columns["moves"][row] is None else ""
+            problems.append(f"{columns['game_id'][row]}: {type(err).__name__}: {err}{source}")
     if not rows:
         return count, problems
     games, tricks, calls = _expected_rows(columns, rows, records)
     for k, row in enumerate(rows):
         game_id = columns["game_id"][row]
         for name in CHECKED:
+            if name == "moves" and columns[name][row] is None:
+                continue  # the moves came from the rows compared below
             if name in columns and games[name][k] != columns[name][row]:
                 problems.append(f"{game_id}: {name} stored {columns[name][row]!r}, "
                                 f"engine {games[name][k]!r}")
@@ -136,6 +146,13 @@ def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
     return count, problems
 
 
+def _child(columns: dict[str, list[Any]], key: str, row: int) -> list[list[int]]:
+    """A game's trick or call lists, which a row stored without moves cannot do without."""
+    if key not in columns:
+        raise ValueError(f"no move list stored and no {key} to rebuild it from")
+    return columns[key][row] or []
+
+
 def _files_sql(paths: list[Path]) -> str:
     return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
 
@@ -145,24 +162,12 @@ def _stored_query(files: dict[str, list[Path]], part: int = 0, parts: int = 1) -
     trick and auction rows as lists of int lists."""
     where = f" WHERE abs(game_id % {parts}) = {part}" if parts > 1 else ""
     games = ", ".join(f'g."{c}"' for c in (*INPUTS, *CHECKED))
-    tricks = "NULL::INTEGER[][] AS tricks"
-    calls = "NULL::INTEGER[][] AS calls"
-    joins = ""
-    if files["tricks"]:
-        fields = ", ".join(f"{f}::INTEGER" for f in TRICK_FIELDS)
-        joins += (f" LEFT JOIN (SELECT game_id, list([{fields}] ORDER BY trick_no) AS tricks "
-                  f"FROM read_parquet({_files_sql(files['tricks'])}){where} GROUP BY game_id) t "
-                  "USING (game_id)")
-        tricks = "t.tricks"
-    if files["auction"]:
-        joins += (" LEFT JOIN (SELECT game_id, list([call_no::INTEGER, seat::INTEGER, "
-                  "CASE kind WHEN 'bid' THEN 0 WHEN 'hold' THEN 1 ELSE 2 END, "
-                  "coalesce(value::INTEGER, -1)] ORDER BY call_no) AS calls "
-                  f"FROM read_parquet({_files_sql(files['auction'])}){where} GROUP BY game_id) a "
-                  "USING (game_id)")
-        calls = "a.calls"
-    return (f"SELECT {games}, {tricks}, {calls} "
-            f"FROM (SELECT * FROM read_parquet({_files_sql(files['games'])}){where}) g{joins}")
+    tricks, calls = child_rows_sql(
+        f"read_parquet({_files_sql(files['tricks'])})" if files["tricks"] else None,
+        f"read_parquet({_files_sql(files['auction'])})" if files["auction"] else None, where)
+    return (f"SELECT {games}, t.tricks, a.calls "
+            f"FROM (SELECT * FROM read_parquet({_files_sql(files['games'])}){where}) g "
+            f"LEFT JOIN ({tricks}) t USING (game_id) LEFT JOIN ({calls}) a USING (game_id)")
 
 
 def _archive_problems(con: Any, files: dict[str, list[Path]]) -> list[str]:

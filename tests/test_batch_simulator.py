@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numba
 import numpy as np
 import pyarrow as pa
@@ -14,7 +16,14 @@ from skatlog.engine.batch.kernel import MAX_CALLS
 from skatlog.engine.batch.tables import DECL_T, EFFECTIVE_T, LADDER_T
 from skatlog.engine.simulate import SimulationOptions, batch_tables, log_games
 from skatlog.engine.tricks import EFFECTIVE
-from skatlog.ingest.schema import TABLES, GameRowsBuilder, SimulatedMeta, encode_moves
+from skatlog.ingest.rebuild import TRICK_FIELDS, moves_from_rows
+from skatlog.ingest.schema import (
+    CALL_KINDS,
+    TABLES,
+    GameRowsBuilder,
+    SimulatedMeta,
+    encode_moves,
+)
 
 MIXES = [("random", "random", "random"), ("rules", "rules", "rules"),
          ("rules", "rules", "random"), ("random", "rules", "random")]
@@ -102,6 +111,39 @@ def test_moves_text_is_the_archive_notation() -> None:
         assert got == encode_moves(batch.moves(row))
 
 
+def _rebuilt_moves(tables: dict) -> list[str]:
+    """Every game's move list: the stored text, else rebuilt from its rows."""
+    tricks: dict[int, list[list[int]]] = {}
+    for row in tables["tricks"].to_pylist():
+        tricks.setdefault(row["game_id"], []).append([row[f] for f in TRICK_FIELDS])
+    calls: dict[int, list[list[int]]] = {}
+    for row in tables["auction"].to_pylist():
+        calls.setdefault(row["game_id"], []).append(
+            [row["call_no"], row["seat"], CALL_KINDS.index(row["kind"]),
+             -1 if row["value"] is None else row["value"]])
+    return [game["moves"] if game["moves"] is not None else encode_moves(moves_from_rows(
+                game, tricks.get(game["game_id"]), calls.get(game["game_id"])))
+            for game in tables["games"].to_pylist()]
+
+
+@pytest.mark.parametrize("bots", [("random",) * 3, ("rules",) * 3, ("rules", "random", "rules")])
+def test_moves_rebuild_from_rows(bots: tuple[str, str, str]) -> None:
+    """The simulator leaves ``moves`` null exactly where the rows rebuild the engine's move
+    list (everything but a declaration made before the discard, which keeps its text)."""
+    options = SimulationOptions(hands=4000, seed=21, bots=bots)
+    batch = simulate_batch(21, 0, 4000, bots)
+    tables = batch_tables(batch, options)
+    engine = [encode_moves(batch.moves(row)) for row in range(len(batch))]
+    assert _rebuilt_moves(tables) == engine
+    stored = tables["games"].column("moves").to_pylist()
+    kept = [text for text in stored if text is not None]
+    for text in kept:  # only hands whose declarer declared before discarding keep text
+        tokens = text.split()
+        assert any(a[1] == "=" and b[1] == "d" for a, b in itertools.pairwise(tokens)), text
+    if bots[0] == "random":
+        assert 0 < len(kept) < len(stored) // 50
+
+
 @pytest.mark.parametrize("sessions", [False, True])
 def test_rows_equal_the_archive_builder(sessions: bool) -> None:
     """The vectorised rows are exactly what ingest.schema's GameRowsBuilder makes."""
@@ -121,8 +163,11 @@ def test_rows_equal_the_archive_builder(sessions: bool) -> None:
     for name in ("games", "tricks", "auction"):
         assert tables[name].schema == TABLES[name]
         for column in TABLES[name].names:
+            if (name, column) == ("games", "moves"):
+                continue  # null where the rows rebuild it: test_moves_rebuild_from_rows
             assert tables[name].column(column).to_pylist() == \
                 expected[name].column(column).to_pylist(), (name, column)
+    assert _rebuilt_moves(tables) == expected["games"].column("moves").to_pylist()
     assert len(set(ids)) == len(ids)
     games = tables["games"]
     assert set(games.column("origin").to_pylist()) == {"simulated"}
@@ -131,15 +176,17 @@ def test_rows_equal_the_archive_builder(sessions: bool) -> None:
 
 
 def test_rows_replay_from_the_archive_columns() -> None:
-    options = SimulationOptions(hands=100, seed=4)
-    batch = simulate_batch(4, 0, 100, options.bots)
-    games = batch_tables(batch, options)["games"]
+    """Each stored (or rebuilt) move list replays on the stored deal to the stored value."""
+    options = SimulationOptions(hands=300, seed=4, bots=("random", "rules", "random"))
+    batch = simulate_batch(4, 0, 300, options.bots)
+    tables = batch_tables(batch, options)
     from skatlog.engine import Deal
     from skatlog.ingest.schema import decode_moves
 
-    for row in games.select(["deal", "moves", "value"]).to_pylist():
+    games = tables["games"].select(["deal", "value"]).to_pylist()
+    for row, text in zip(games, _rebuilt_moves(tables), strict=True):
         state = GameState(Deal.from_cards(row["deal"]))
-        for move in decode_moves(row["moves"]):
+        for move in decode_moves(text):
             state.apply(move)
         assert state.result().value == row["value"]
 

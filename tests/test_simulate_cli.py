@@ -101,6 +101,16 @@ def test_verify_archive_replays_every_stored_game(tmp_path: Path) -> None:
     checked, problems = verify_archive(tmp_path)
     assert (checked, problems) == (400, [])
     columns = read_table(tmp_path, "games").slice(0, 50).to_pydict()
+    stored = sum(text is not None for text in columns["moves"])
+    count, found = verify_rows(columns)  # without its trick and call lists ...
+    assert count == 50 and len(found) == 50 - stored  # ... a row without moves is a finding
+    assert all("no move list stored and no tricks" in p for p in found)
+    from skatlog.ingest.export import iter_archive_games
+    from skatlog.ingest.schema import encode_moves
+
+    columns["moves"] = [encode_moves(game.record.moves)  # type: ignore[union-attr]
+                        for game in list(iter_archive_games(tmp_path))[:50]]
+    assert verify_rows(columns) == (50, [])
     row = next(i for i, d in enumerate(columns["declarer"]) if d is not None)
     columns["value"][row] += 1
     columns["moves"][row + 1] = columns["moves"][row + 1].replace("p", "y", 1)
@@ -163,3 +173,41 @@ def test_simulated_ids_are_consecutive_from_the_run_base() -> None:
     assert options.id_base not in others and len(others) == 3
     with pytest.raises(SimulationError, match="not simulated with these options"):
         batch_tables(simulate_batch(4, 0, 5, options.bots), options)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_export_rebuilds_simulated_move_lists(tmp_path: Path, workers: int,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A simulated archive stores most hands without ``moves``; export rebuilds every move
+    list from the rows (declarations made before the discard included), so the exported
+    log is exactly what the engine played and ingests to the same tricks and auctions."""
+    import duckdb
+
+    import skatlog.ingest.export as export
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.ingest.export import export_archive
+    from skatlog.ingest.pipeline import ingest_paths
+
+    monkeypatch.setattr(export, "PARALLEL_MIN_GAMES", 0)
+    monkeypatch.setattr(export, "BATCH_ROWS", 97)
+    bots = ("random", "rules", "random")
+    simulate_to_archive(tmp_path / "sim", SimulationOptions(hands=1500, seed=8, bots=bots))
+    moves = read_table(tmp_path / "sim", "games").column("moves")
+    assert 0 < moves.null_count < 1500  # most rebuilt; declare-first hands keep their text
+    out = tmp_path / "sim.jsonl"
+    assert export_archive(tmp_path / "sim", out, "jsonl", workers=workers) == 1500
+    batch = simulate_batch(8, 0, 1500, bots)
+    games = list(iter_log_games([out]))
+    assert [g.record.moves for g in games  # type: ignore[union-attr]
+            ] == [tuple(batch.moves(k)) for k in range(1500)]
+    ingest_paths([out], tmp_path / "back", progress=False)
+    con = duckdb.connect()
+    for table, key in (("tricks", "trick_no"), ("auction", "call_no")):
+        rows = []
+        for name in ("sim", "back"):
+            files = f"'{tmp_path / name}/{table}/*.parquet'"
+            rows.append(con.execute(
+                f"SELECT * EXCLUDE (game_id) FROM read_parquet({files}) t JOIN (SELECT game_id, "
+                f"deal FROM read_parquet('{tmp_path / name}/games/*.parquet')) g USING (game_id) "
+                f"ORDER BY deal, {key}").fetchall())
+        assert rows[0] == rows[1], table

@@ -97,10 +97,15 @@ def _other_contract(values: list) -> None:
 
 
 def test_every_rule_decided_row_is_compared(tmp_path: Path) -> None:
-    """A changed trick winner, auction value or contract is found, each in its own table."""
+    """A changed trick winner, auction value or contract is found, each in its own table.
+    (A simulated hand's move list is rebuilt from its rows, so a bid off the ladder in its
+    auction rows fails the replay itself.)"""
     for table, column, change, what in (("tricks", "winner", _flip_winner, "tricks row 1"),
-                                        ("auction", "value", _raise_first_bid, "auction row"),
-                                        ("games", "contract", _other_contract, "contract")):
+                                        ("auction", "value", _raise_first_bid,
+                                         "IllegalBid: R3: 19 is not a value on the bidding "
+                                         "ladder (moves rebuilt from its rows)"),
+                                        ("games", "contract", _other_contract,
+                                         "(moves rebuilt from its rows)")):
         archive = tmp_path / table
         simulate_to_archive(archive, SimulationOptions(hands=200, seed=5, bots=("rules",) * 3))
         _tamper(archive, table, column, change)

@@ -141,9 +141,18 @@ def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.n
 
 def moves_text(batch: object) -> tuple[np.ndarray, np.ndarray]:
     """(int32 offsets, UTF-8 bytes) of every hand's compact move list, as
-    :func:`batch_rows` writes them into the ``moves`` column."""
-    rows = batch_rows(batch, np.zeros(len(batch), dtype=np.int64))  # type: ignore[arg-type]
+    :func:`batch_rows` writes them for the hands it is asked to."""
+    n = len(batch)  # type: ignore[arg-type]
+    rows = batch_rows(batch, np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.bool_))
     return rows.offsets, rows.text
+
+
+def needs_moves_text(batch: object) -> np.ndarray:
+    """Which hands' move lists the archive's rows cannot rebuild
+    (:func:`skatlog.ingest.rebuild.moves_from_rows`): those where the declarer named the
+    game before laying the skat away, an order no row records. Only they get ``moves``."""
+    col = batch.column  # type: ignore[attr-defined]
+    return (col("decl") >= 0) & (col("pickup") != 0) & (col("declare_first") != 0)
 
 
 #: The seat after ``seat`` in play order (R8).
@@ -154,18 +163,22 @@ _NEXT_SEAT = np.array([1, 2, 0], dtype=np.int64)
 def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
                 call_seats: np.ndarray, game: np.ndarray, discard: np.ndarray,
                 cards: np.ndarray, winners: np.ndarray, points: np.ndarray,
+                text_rows: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                            np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every row array of a batch in one pass over its hands (each hand read once, while
-    it is in cache): moves text, card masks, trick rows and auction rows."""
+    it is in cache): moves text (for the hands ``text_rows`` marks, empty for the rest),
+    card masks, trick rows and auction rows."""
     count = game.shape[0]
     offsets = np.zeros(count + 1, dtype=np.int32)
     scratch = np.zeros(1, dtype=np.uint8)
     n_tricks = 0
     n_rows = 0
     for i in range(count):
-        offsets[i + 1] = offsets[i] + _encode_row(i, n_calls, calls, call_seats, game,
-                                                  discard, cards, winners, scratch, 0, False)
+        offsets[i + 1] = offsets[i]
+        if text_rows[i]:
+            offsets[i + 1] += _encode_row(i, n_calls, calls, call_seats, game, discard,
+                                          cards, winners, scratch, 0, False)
         n_tricks += game[i, _COL_NCARDS] // 3
         n_rows += n_calls[i]
     text = np.empty(offsets[count], dtype=np.uint8)
@@ -180,8 +193,9 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
     row = 0
     crow = 0
     for i in range(count):
-        _encode_row(i, n_calls, calls, call_seats, game, discard, cards, winners, text,
-                    offsets[i], True)
+        if text_rows[i]:
+            _encode_row(i, n_calls, calls, call_seats, game, discard, cards, winners, text,
+                        offsets[i], True)
         for part in range(4):
             mask = 0
             for k in range(10 * part, min(10 * part + 10, 32)):
@@ -245,12 +259,14 @@ class BatchRows:
     is_pass: np.ndarray
 
 
-def batch_rows(batch: object, ids: np.ndarray) -> BatchRows:
-    """All row arrays of ``batch`` (a :class:`~.games.BatchGames`) whose games get ``ids``."""
+def batch_rows(batch: object, ids: np.ndarray, text_rows: np.ndarray) -> BatchRows:
+    """All row arrays of ``batch`` (a :class:`~.games.BatchGames`) whose games get ``ids``;
+    the moves text of the hands ``text_rows`` (a bool array) marks."""
     b = batch
     return BatchRows(ids, *_batch_rows(
         ids, b.deal, b.n_calls, b.calls, b.call_seats, b.game,  # type: ignore[attr-defined]
-        b.discard, b.cards, b.winners, POINTS_T))  # type: ignore[attr-defined]
+        b.discard, b.cards, b.winners, POINTS_T,  # type: ignore[attr-defined]
+        np.ascontiguousarray(text_rows, dtype=np.bool_)))
 
 
 #: Hands per bot mix in the behaviour probe of :func:`generator_fingerprint`.
