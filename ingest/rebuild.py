@@ -90,11 +90,14 @@ def child_rows_sql(tricks_source: str | None, auction_source: str | None, where:
     ``read_parquet(...)`` sources (a NULL list column when a source is None).
     ``where`` (e.g. `` WHERE game_id BETWEEN 1 AND 9``) filters both."""
     fields = ", ".join(f"{f}::INTEGER" for f in TRICK_FIELDS)
-    tricks = ("SELECT NULL::BIGINT AS game_id, NULL::INTEGER[][] AS tricks WHERE false"
+    # without a source: no rows, but the same columns and the same ``where`` (parameters)
+    tricks = ("SELECT * FROM (SELECT NULL::BIGINT AS game_id, NULL::INTEGER[][] AS tricks "
+              f"WHERE false){where}"
               if tricks_source is None else
               f"SELECT game_id, list([{fields}] ORDER BY trick_no) AS tricks "
               f"FROM {tricks_source}{where} GROUP BY game_id")
-    calls = ("SELECT NULL::BIGINT AS game_id, NULL::INTEGER[][] AS calls WHERE false"
+    calls = ("SELECT * FROM (SELECT NULL::BIGINT AS game_id, NULL::INTEGER[][] AS calls "
+             f"WHERE false){where}"
              if auction_source is None else
              "SELECT game_id, list([call_no::INTEGER, seat::INTEGER, "
              "CASE kind WHEN 'bid' THEN 0 WHEN 'hold' THEN 1 ELSE 2 END, "

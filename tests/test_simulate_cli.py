@@ -211,3 +211,21 @@ def test_export_rebuilds_simulated_move_lists(tmp_path: Path, workers: int,
                 f"deal FROM read_parquet('{tmp_path / name}/games/*.parquet')) g USING (game_id) "
                 f"ORDER BY deal, {key}").fetchall())
         assert rows[0] == rows[1], table
+
+
+def test_export_of_a_run_without_tricks(tmp_path: Path) -> None:
+    """A run whose hands were all passed has no ``tricks`` files; its move lists (calls
+    only) still rebuild and export."""
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.ingest.export import export_archive
+
+    seed = next(s for s in range(1, 500)
+                if simulate_batch(s, 0, 1, ("rules",) * 3).column("declarer")[0] < 0)
+    simulate_to_archive(tmp_path / "sim", SimulationOptions(hands=1, seed=seed))
+    assert not (tmp_path / "sim" / "tricks").exists() or not any(
+        (tmp_path / "sim" / "tricks").glob("*.parquet"))
+    out = tmp_path / "passed.jsonl"
+    assert export_archive(tmp_path / "sim", out, "jsonl") == 1
+    (game,) = iter_log_games([out])
+    assert game.record is not None and game.record.result.outcome == "passed"
+    assert tuple(game.record.moves) == tuple(simulate_batch(seed, 0, 1, ("rules",) * 3).moves(0))
