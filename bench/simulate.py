@@ -33,12 +33,17 @@ from skatlog.engine.simulate import SimulationOptions, set_workers, simulate_to_
 
 
 def rate(hands: int, seconds: float) -> float:
-    return hands / seconds if seconds > 0 else float("inf")
+    return hands / seconds if seconds > 0 else float(hands and "inf")
+
+
+def times(a: float, b: float) -> float:
+    """``a / b``, or nan when a part of the run was skipped (0 hands)."""
+    return a / b if b else float("nan")
 
 
 def line(label: str, hands: int, seconds: float, cpu: float | None = None) -> float:
     r = rate(hands, seconds)
-    extra = f"  cpu {cpu / hands * 1e6:6.2f} us/hand" if cpu is not None else ""
+    extra = f"  cpu {cpu / hands * 1e6:6.2f} us/hand" if cpu is not None and hands else ""
     print(f"  {label:<48} {hands:>12,} hands {seconds:8.2f} s {r:>12,.0f} hands/s{extra}",
           flush=True)
     return r
@@ -193,23 +198,24 @@ def main() -> None:
         e2e_rules = bench_end_to_end(("rules",) * 3, args.rules_e2e_hands, folder, threads)
         spiel = bench_openspiel(args.openspiel_hands, threads)
         print("ratios")
-        print(f"  batch random end to end / engine   {e2e_random / engine:10,.0f} x")
-        print(f"  batch rules end to end / engine    {e2e_rules / engine:10,.0f} x")
-        print(f"  batch random compute / engine      {compute_random / engine:10,.0f} x")
-        print(f"  batch rules compute / engine       {compute_rules / engine:10,.0f} x")
-        if spiel is not None:
-            print(f"  batch random end to end / OpenSpiel {e2e_random / spiel:9.1f} x")
-            print(f"  batch random compute / OpenSpiel    {compute_random / spiel:9.1f} x")
-            print(f"  batch rules end to end / OpenSpiel  {e2e_rules / spiel:9.1f} x")
-        print(f"  100M hands at the end-to-end random rate: {1e8 / e2e_random / 60:.1f} min; "
-              f"compute only: {1e8 / compute_random / 60:.1f} min")
+        print(f"  batch random end to end / engine   {times(e2e_random, engine):10,.0f} x")
+        print(f"  batch rules end to end / engine    {times(e2e_rules, engine):10,.0f} x")
+        print(f"  batch random compute / engine      {times(compute_random, engine):10,.0f} x")
+        print(f"  batch rules compute / engine       {times(compute_rules, engine):10,.0f} x")
+        if spiel:
+            print(f"  batch random end to end / OpenSpiel {times(e2e_random, spiel):9.1f} x")
+            print(f"  batch random compute / OpenSpiel    {times(compute_random, spiel):9.1f} x")
+            print(f"  batch rules end to end / OpenSpiel  {times(e2e_rules, spiel):9.1f} x")
+        print(f"  100M hands at the end-to-end random rate: {times(1e8, e2e_random) / 60:.1f} min; "
+              f"compute only: {times(1e8, compute_random) / 60:.1f} min")
         print("targets: >= 500,000 hands/s end to end (random, 2 cores): "
               + ("met" if e2e_random >= 500_000 else "NOT met")
               + "; >= 10x OpenSpiel: "
-              + ("n/a" if spiel is None else ("met" if e2e_random >= 10 * spiel else "NOT met")))
+              + ("n/a" if not spiel else ("met" if e2e_random >= 10 * spiel else "NOT met")))
         if not args.skip_verify:
             differential(args.verify_hands, threads)
-        compare_bots(args.compare_hands)
+        if args.compare_hands:
+            compare_bots(args.compare_hands)
     finally:
         if args.dir is None:
             shutil.rmtree(folder, ignore_errors=True)
