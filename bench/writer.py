@@ -1,5 +1,5 @@
 """Benchmark: where the archive's bytes and the Parquet writer's time go, per table and
-per column, for simulated hands.
+per column, for simulated hands (and the CPU of each stage before the writer).
 
 Simulates one batch, builds its ``games``/``tricks``/``auction`` tables with the
 simulator's own row builder, and writes them into memory with the options the simulator
@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from skatlog.engine.batch import simulate_batch
+from skatlog.engine.batch.encode import batch_rows, needs_moves_text, run_ids
 from skatlog.engine.simulate import SimulationOptions, batch_tables, parse_bots
 from skatlog.ingest.archive import parquet_options
 
@@ -69,6 +70,30 @@ def encode(tables: list[tuple[pa.Table, pa.Schema]], repeats: int) -> tuple[floa
     return best, size
 
 
+def stages(options: SimulationOptions, n: int, repeats: int) -> None:
+    """CPU per hand of each stage of a simulated batch on its way to the archive: the
+    compiled kernel, the compiled row pass, the Arrow tables (row pass included) and the
+    Parquet writer (into memory)."""
+    best: dict[str, float] = {}
+
+    def timed(stage: str, work: Any, *args: Any) -> Any:
+        start = time.perf_counter()
+        out = work(*args)
+        best[stage] = min(best.get(stage, float("inf")), time.perf_counter() - start)
+        return out
+
+    assert options.id_base is not None
+    ids = run_ids(options.id_base, 0, n)
+    for _ in range(repeats):
+        batch = timed("kernel", simulate_batch, 1, 0, n, options.bots, 1)
+        timed("row pass", batch_rows, batch, ids, needs_moves_text(batch))
+        tables = timed("Arrow tables", batch_tables, batch, options)
+        timed("Parquet writer", encode, [(t, t.schema) for t in tables.values()], 1)
+    for stage, seconds in best.items():
+        print(f"stage: {stage:25s} {seconds / n * 1e6:7.3f} us/hand")
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=50_000)
@@ -84,6 +109,7 @@ def main() -> None:
         print(f"{label:32s} {size / n:7.1f} bytes/hand {seconds / n * 1e6:7.3f} us/hand")
 
     print(f"{n:,} hands, bots {','.join(options.bots)}; one thread, best of {args.repeats}")
+    stages(options, n, args.repeats)
     everything = [(t, t.schema) for t in tables.values()]
     show("all tables", everything)
     games = tables["games"]

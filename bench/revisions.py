@@ -1,0 +1,86 @@
+"""Benchmark: end-to-end simulation of this checkout against an earlier git revision, run
+alternately, so that a change's effect is measured on the same machine state.
+
+This machine's speed drifts by +-15 % over minutes, more than many changes are worth. So
+rounds alternate: old, new, old, new, ... Each round is a fresh process that simulates
+``--hands`` hands into a new archive (after a small warm-up, so numba's compilation is not
+timed) and reports hands/s, CPU per hand and archive bytes per hand. The old revision is
+checked out into a temporary git worktree and imported from there.
+
+    .venv/bin/python bench/revisions.py --old 841e803            # random bots, 2M hands, 3 rounds
+    .venv/bin/python bench/revisions.py --old HEAD~3 --bots rules --hands 500000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: Runs in the measured process (imports whichever ``skatlog`` PYTHONPATH gives).
+ROUND = """
+import json, pathlib, sys, time
+from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
+hands, bots, folder = int(sys.argv[1]), tuple(sys.argv[2].split(",")), pathlib.Path(sys.argv[3])
+simulate_to_archive(folder / "warmup", SimulationOptions(hands=2000, seed=1, bots=bots))
+start, cpu = time.perf_counter(), time.process_time()
+simulate_to_archive(folder / "run", SimulationOptions(hands=hands, seed=1, bots=bots))
+wall, used = time.perf_counter() - start, time.process_time() - cpu
+size = sum(f.stat().st_size for f in (folder / "run").rglob("*.parquet"))
+print(json.dumps({"rate": hands / wall, "cpu_us": used / hands * 1e6, "bytes": size / hands}))
+"""
+
+
+def one_round(src: Path, hands: int, bots: str) -> dict[str, float]:
+    """Run :data:`ROUND` with ``skatlog`` imported from ``src``."""
+    with tempfile.TemporaryDirectory(prefix="skatlog-rev-") as folder:
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        out = subprocess.run([sys.executable, "-c", ROUND, str(hands), bots, folder], env=env,
+                             check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", required=True, help="git revision to compare with")
+    parser.add_argument("--hands", type=int, default=2_000_000)
+    parser.add_argument("--bots", default="random,random,random")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    bots = args.bots if "," in args.bots else ",".join([args.bots] * 3)
+    tree = Path(tempfile.mkdtemp(prefix="skatlog-old-")) / "tree"
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree),
+                    args.old], check=True)
+    results: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
+    try:
+        for k in range(args.rounds):
+            for label, src in (("old", tree / "src"), ("new", REPO / "src")):
+                r = one_round(src, args.hands, bots)
+                results[label].append(r)
+                print(f"round {k + 1} {label}: {r['rate']:>10,.0f} hands/s  "
+                      f"cpu {r['cpu_us']:5.2f} us/hand  {r['bytes']:6.1f} bytes/hand", flush=True)
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
+                       check=False)
+        shutil.rmtree(tree.parent, ignore_errors=True)
+    med = {label: {key: statistics.median(r[key] for r in rows) for key in rows[0]}
+           for label, rows in results.items()}
+    print(f"median old {args.old}: {med['old']['rate']:,.0f} hands/s, "
+          f"{med['old']['cpu_us']:.2f} us/hand, {med['old']['bytes']:.1f} bytes/hand")
+    print(f"median new (this checkout): {med['new']['rate']:,.0f} hands/s, "
+          f"{med['new']['cpu_us']:.2f} us/hand, {med['new']['bytes']:.1f} bytes/hand")
+    print(f"new / old: {med['new']['rate'] / med['old']['rate']:.2f}x hands/s, "
+          f"{med['new']['cpu_us'] / med['old']['cpu_us']:.2f}x CPU, "
+          f"{med['new']['bytes'] / med['old']['bytes']:.2f}x bytes")
+
+
+if __name__ == "__main__":
+    main()
