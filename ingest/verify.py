@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .rebuild import REBUILD_COLUMNS, TRICK_FIELDS, child_rows_sql, moves_from_rows
+from .rebuild import (
+    REBUILD_COLUMNS,
+    TRICK_FIELDS,
+    child_rows_sql,
+    moves_from_rows,
+    parquet_list_sql,
+)
 
 #: ``games`` columns the replay recomputes and :func:`verify_rows` compares.
 CHECKED = (
@@ -153,33 +159,29 @@ def _child(columns: dict[str, list[Any]], key: str, row: int) -> list[list[int]]
     return columns[key][row] or []
 
 
-def _files_sql(paths: list[Path]) -> str:
-    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
-
-
 def _stored_query(files: dict[str, list[Path]], part: int = 0, parts: int = 1) -> str:
     """SQL giving the games rows of ``part`` (of ``parts``, split by game_id) with their
     trick and auction rows as lists of int lists."""
     where = f" WHERE abs(game_id % {parts}) = {part}" if parts > 1 else ""
     games = ", ".join(f'g."{c}"' for c in (*INPUTS, *CHECKED))
     tricks, calls = child_rows_sql(
-        f"read_parquet({_files_sql(files['tricks'])})" if files["tricks"] else None,
-        f"read_parquet({_files_sql(files['auction'])})" if files["auction"] else None, where)
+        f"read_parquet({parquet_list_sql(files['tricks'])})" if files["tricks"] else None,
+        f"read_parquet({parquet_list_sql(files['auction'])})" if files["auction"] else None, where)
     return (f"SELECT {games}, t.tricks, a.calls "
-            f"FROM (SELECT * FROM read_parquet({_files_sql(files['games'])}){where}) g "
+            f"FROM (SELECT * FROM read_parquet({parquet_list_sql(files['games'])}){where}) g "
             f"LEFT JOIN ({tricks}) t USING (game_id) LEFT JOIN ({calls}) a USING (game_id)")
 
 
 def _archive_problems(con: Any, files: dict[str, list[Path]]) -> list[str]:
     """Game ids stored twice, and trick or auction rows whose game is not stored."""
-    games = f"read_parquet({_files_sql(files['games'])})"
+    games = f"read_parquet({parquet_list_sql(files['games'])})"
     problems = [f"{gid}: game stored {n} times" for gid, n in con.execute(
         f"SELECT game_id, count(*) FROM {games} GROUP BY game_id HAVING count(*) > 1 "
         f"ORDER BY game_id LIMIT {LISTED}").fetchall()]
     for table in ("tricks", "auction"):
         if files[table]:
             problems += [f"{gid}: {n} {table} rows without a game" for gid, n in con.execute(
-                f"SELECT game_id, count(*) FROM read_parquet({_files_sql(files[table])}) "
+                f"SELECT game_id, count(*) FROM read_parquet({parquet_list_sql(files[table])}) "
                 f"WHERE game_id NOT IN (SELECT game_id FROM {games}) GROUP BY game_id "
                 f"ORDER BY game_id LIMIT {LISTED}").fetchall()]
     return problems
