@@ -142,12 +142,25 @@ PARALLEL_MIN_GAMES = 20_000
 BATCH_ROWS = 4096
 
 
-def _format_batch(job: tuple[pa.RecordBatch, dict[int, tuple[Any, Any]], str, str]
+#: A worker process's lookup of trick and call rows (see :func:`_start_worker`).
+_WORKER_CHILDREN: ChildRows | None = None
+
+
+def _start_worker(root: Path) -> None:
+    """Pool initializer: each export worker looks up the child rows of its own batches, so
+    rebuilding move lists runs in parallel too."""
+    global _WORKER_CHILDREN
+    _WORKER_CHILDREN = ChildRows(root)
+
+
+def _format_batch(job: tuple[pa.RecordBatch, str, str], children: ChildRows | None = None
                   ) -> tuple[str, int]:
-    """The text of one batch of ``games`` rows (runs in a worker process)."""
-    batch, children, fmt, result = job
+    """The text of one batch of ``games`` rows (in a worker process, or with the caller's
+    ``children`` lookup)."""
+    batch, fmt, result = job
+    lookup = children if children is not None else _WORKER_CHILDREN
     write = _writer(fmt)
-    rows = _rows(batch, children)
+    rows = _rows(batch, lookup.of(batch) if lookup is not None else {})
     return "".join(write(log_game_from_row(row), result=result) + "\n" for row in rows), len(rows)
 
 
@@ -187,15 +200,16 @@ def export_archive(
     count = 0
     try:
         with contextlib.ExitStack() as stack:
-            children = stack.enter_context(ChildRows(root))
-            jobs = ((batch, children.of(batch), fmt, result) for batch in iter_batches(
+            jobs = ((batch, fmt, result) for batch in iter_batches(
                 root, "games", columns=list(EXPORT_COLUMNS), batch_size=BATCH_ROWS))
             handle = stack.enter_context(_open_out(tmp, out.name))
             if workers > 1:
-                pool = stack.enter_context(mp.get_context("fork").Pool(workers))
+                pool = stack.enter_context(mp.get_context("fork").Pool(
+                    workers, initializer=_start_worker, initargs=(root,)))
                 chunks: Iterable[tuple[str, int]] = _in_order(pool, jobs, 2 * workers)
             else:
-                chunks = map(_format_batch, jobs)
+                children = stack.enter_context(ChildRows(root))
+                chunks = (_format_batch(job, children) for job in jobs)
             for text, n in chunks:
                 handle.write(text)
                 count += n
