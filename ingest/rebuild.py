@@ -31,7 +31,6 @@ CALL_FIELDS = ("call_no", "seat", "kind", "value")
 REBUILD_COLUMNS = ("declarer", "skat_taken", "discard", "contract", "hand",
                    "schneider_announced", "schwarz_announced", "ouvert")
 
-_CONTRACTS = {c.label: c for c in Contract}
 _CARDS = tuple(Card(k) for k in range(32))
 
 
@@ -62,10 +61,11 @@ def moves_from_rows(game: Mapping[str, Any], tricks: Sequence[Sequence[int]] | N
             raise RebuildError(f"call {call[0]}: unknown call kind {kind}")
     declarer = game["declarer"]
     if declarer is not None:
-        contract = _CONTRACTS.get(game["contract"])
-        if contract is None:
+        try:
+            contract = Contract.from_label(game["contract"])
+        except (KeyError, AttributeError):  # unknown label, or none
             raise RebuildError(f"declarer {declarer} without a contract "
-                               f"({game['contract']!r})")
+                               f"({game['contract']!r})") from None
         if game["skat_taken"]:
             discard: Sequence[int] = game["discard"] or ()
             if len(discard) != 2:
