@@ -22,7 +22,7 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from .archive import archive_path, iter_batches, read_manifest
+from .archive import ArchiveError, archive_path, iter_batches, read_manifest
 from .model import LogGame
 from .schema import EXPORT_COLUMNS, log_game_from_row
 
@@ -44,7 +44,7 @@ def iter_archive_games(archive: str | os.PathLike[str] | None = None,
                                   batch_size=8192):
             for row in _rows(batch, children.of(batch)):
                 if where is None or where(row):
-                    yield log_game_from_row(row)
+                    yield _log_game(row)
 
 
 class ChildRows:
@@ -161,7 +161,16 @@ def _format_batch(job: tuple[pa.RecordBatch, str, str], children: ChildRows | No
     lookup = children if children is not None else _WORKER_CHILDREN
     write = _writer(fmt)
     rows = _rows(batch, lookup.of(batch) if lookup is not None else {})
-    return "".join(write(log_game_from_row(row), result=result) + "\n" for row in rows), len(rows)
+    return "".join(write(_log_game(row), result=result) + "\n" for row in rows), len(rows)
+
+
+def _log_game(row: dict) -> LogGame:
+    """:func:`log_game_from_row`, with a row that does not replay (a damaged archive: an
+    illegal stored move, a move list its rows cannot make) named by its game id."""
+    try:
+        return log_game_from_row(row)
+    except ValueError as err:  # RuleError, MovesError, RebuildError
+        raise ArchiveError(f"game {row['game_id']}: {err}") from None
 
 
 def _in_order(pool: Any, jobs: Iterable[Any], window: int) -> Iterator[tuple[str, int]]:

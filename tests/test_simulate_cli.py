@@ -229,3 +229,26 @@ def test_export_of_a_run_without_tricks(tmp_path: Path) -> None:
     (game,) = iter_log_games([out])
     assert game.record is not None and game.record.result.outcome == "passed"
     assert tuple(game.record.moves) == tuple(simulate_batch(seed, 0, 1, ("rules",) * 3).moves(0))
+
+
+def test_export_names_a_game_whose_rows_do_not_replay(tmp_path: Path) -> None:
+    """A damaged trick row (a card its seat never held) stops the export with the game's
+    id and the rule, exit 1, and no output file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from skatlog.ingest.archive import committed_files
+
+    simulate_to_archive(tmp_path / "sim", SimulationOptions(hands=50, seed=7))
+    path = committed_files(tmp_path / "sim", "tricks")[0]
+    tricks = pq.read_table(path)
+    cards = tricks.column("card1").to_pylist()
+    cards[3] = cards[0]  # trick 4 of game 1 opens with trick 1's first card
+    index = tricks.schema.get_field_index("card1")
+    pq.write_table(tricks.set_column(index, "card1", pa.array(cards, pa.uint8())), path)
+    game_id = tricks.column("game_id")[3].as_py()
+    out = tmp_path / "out.sgf"
+    result = CliRunner().invoke(app, ["export", "--archive", str(tmp_path / "sim"),
+                                      "--format", "iss", "--out", str(out)])
+    assert result.exit_code == 1 and not out.exists()
+    assert f"game {game_id}: R8: seat" in result.output
