@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import signal
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -348,6 +349,47 @@ def _fsync_path(path: Path, directory: bool = False) -> None:
         os.close(fd)
 
 
+class _BackgroundFlush:
+    """fsyncs partition files on one background thread, so that a writer keeps computing
+    while the disk catches up (the commit fsyncs every part again before the manifest, so
+    durability never depends on this thread: a flush it already did makes that one cheap).
+
+    At most one flush per file is queued at a time; a file deleted meanwhile is skipped.
+    """
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="skatlog-flush")
+        self._queued: set[Path] = set()
+        self._lock = threading.Lock()
+
+    def submit(self, path: Path) -> None:
+        with self._lock:
+            if path in self._queued:
+                return
+            self._queued.add(path)
+        self._pool.submit(self._flush, path)
+
+    def _flush(self, path: Path) -> None:
+        with self._lock:
+            self._queued.discard(path)
+        _fsync_path(path)
+
+
+_FLUSHER: _BackgroundFlush | None = None
+_FLUSHER_LOCK = threading.Lock()
+
+
+def _background_flush(path: Path) -> None:
+    """Queue an fsync of ``path`` on the process's background flush thread."""
+    global _FLUSHER
+    with _FLUSHER_LOCK:
+        if _FLUSHER is None:
+            _FLUSHER = _BackgroundFlush()
+    _FLUSHER.submit(path)
+
+
 def _pause(stage: str) -> None:
     """The test hook described at :data:`PAUSE_ENV`: touch the marker file, then wait until
     it is deleted (or ``SKATLOG_ARCHIVE_PAUSE_SECONDS`` pass, default an hour)."""
@@ -374,15 +416,21 @@ class PartitionFiles:
     of one run while the writer holds the lock (:meth:`ArchiveWriter.adopt` then commits
     their parts).
     Nothing here is visible to readers until a manifest lists it.
+
+    With ``flush_in_background`` (bulk simulation threads) every written batch and every
+    finished file is fsynced on a background thread instead of by the caller, which would
+    otherwise sit idle while the disk writes tens of MB at the end of each file; the
+    committing :class:`ArchiveWriter` fsyncs every part again before its manifest.
     """
 
     def __init__(self, root: Path, prefix: str, ingest_id: str, fast: bool = False,
-                 sequential_ids: bool = False) -> None:
+                 sequential_ids: bool = False, flush_in_background: bool = False) -> None:
         self.root = root
         self.prefix = prefix
         self.ingest_id = ingest_id
         self.fast = fast
         self.sequential_ids = sequential_ids
+        self.flush_in_background = flush_in_background
         self.parts: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._paths: dict[str, Path] = {}
@@ -412,12 +460,17 @@ class PartitionFiles:
         self._rows[table] += data.num_rows
         if self._rows[table] >= ROWS_PER_FILE[table]:
             self.finish(table)
+        elif self.flush_in_background:
+            _background_flush(self._paths[table])  # what is written so far
 
     def finish(self, table: str) -> None:
         """Close ``table``'s open file, fsync it and record it as a part."""
         self._writers.pop(table).close()
         path = self._paths.pop(table)
-        _fsync_path(path)
+        if self.flush_in_background:
+            _background_flush(path)
+        else:
+            _fsync_path(path)
         self.parts[table].append({"path": f"{table}/{path.name}",
                                   "rows": self._rows.pop(table),
                                   "ingest_id": self.ingest_id})
