@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -411,7 +411,7 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
     files = PartitionFiles(Path(task.root), f"{task.ingest_id}-{task.number:05d}",
                            task.ingest_id, fast=True, sequential_ids=True,
                            flush_in_background=True)
-    seen = np.empty(0, dtype=np.int64)  # ids of this task so far, sorted
+    stored_ids = _StoredIds()  # ids of this task so far
     result = _TaskResult({})
     try:
         for batch, tables in iter_tables(task.options, task.start, task.stop, task.chunk,
@@ -419,7 +419,7 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
             if cancel is not None and cancel.is_set():
                 raise _Cancelled
             ids = tables["games"].column("game_id").to_numpy()
-            keep, seen = _fresh(ids, seen, known)
+            keep = _fresh(ids, stored_ids, known)
             stored = int(keep.sum())
             result.stored += stored
             result.duplicates += len(ids) - stored
@@ -438,34 +438,65 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
     return result
 
 
-def _fresh(ids: np.ndarray, seen: np.ndarray, known: np.ndarray | None
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """Which ``ids`` to store: not in ``known`` (the archive) nor ``seen`` (earlier in the
-    task), and the first of their value in ``ids``. Returns (mask, ``seen`` with them).
+@dataclass
+class _StoredIds:
+    """The ids a task has stored so far. A simulated run's ids are consecutive, so each
+    chunk's ids normally increase past everything before them; then only the highest id
+    is needed to know nothing repeats. A chunk that breaks this is checked against all of
+    them, sorted once (the general path, for ids that wrapped around or repeat)."""
 
-    One sort of the chunk and binary searches; the exact per-row mask is only worked out
-    when something repeats (a re-run, or a 64-bit id collision)."""
+    high: int | None = None
+    chunks: list[np.ndarray] = field(default_factory=list)
+
+    def sorted(self) -> np.ndarray:
+        if not self.chunks:
+            return np.empty(0, dtype=np.int64)
+        return np.sort(np.concatenate(self.chunks), kind="stable")
+
+    def add(self, ids: np.ndarray) -> None:
+        if len(ids):
+            self.chunks.append(ids)
+            top = int(ids.max())
+            self.high = top if self.high is None else max(self.high, top)
+
+
+def _increasing_past(ids: np.ndarray, high: int | None) -> bool:
+    """Whether ``ids`` strictly increase and all exceed ``high`` (None: nothing yet)."""
+    if not len(ids):
+        return True
+    return (high is None or int(ids[0]) > high) and bool((ids[1:] > ids[:-1]).all())
+
+
+def _fresh(ids: np.ndarray, stored: _StoredIds, known: np.ndarray | None) -> np.ndarray:
+    """Which ``ids`` to store: not in ``known`` (the archive, sorted) nor earlier in the
+    task (``stored``, which gets them), and the first of their value in ``ids``.
+
+    Consecutive ids (every simulated chunk) only need binary searches into ``known``;
+    otherwise one sort of the chunk, and the exact per-row mask is only worked out when
+    something repeats (a re-run, or a 64-bit id collision)."""
+    if _increasing_past(ids, stored.high):
+        keep = np.ones(len(ids), dtype=bool)
+        if known is not None and len(known):
+            pos = np.searchsorted(known, ids)
+            pos[pos == len(known)] = 0
+            keep = known[pos] != ids
+        stored.add(ids if keep.all() else ids[keep])
+        return keep
     order = np.argsort(ids, kind="stable")  # equal ids keep their row order: first wins
     ordered = ids[order]
     repeated = ordered[1:] == ordered[:-1]
     hits = np.zeros(len(ids), dtype=bool)  # in sorted order
-    for stored in (seen, known):
-        if stored is not None and len(stored):
-            pos = np.searchsorted(stored, ordered)
-            pos[pos == len(stored)] = 0
-            hits |= stored[pos] == ordered
-    if repeated.any() or hits.any():
-        first = np.ones(len(ids), dtype=bool)
-        first[1:] = ~repeated
-        keep_sorted = first & ~hits
-        keep = np.zeros(len(ids), dtype=bool)
-        keep[order[keep_sorted]] = True
-        ordered = ordered[keep_sorted]
-    else:
-        keep = np.ones(len(ids), dtype=bool)
-    merged = np.concatenate([seen, ordered])
-    merged.sort(kind="stable")  # two sorted runs: a merge
-    return keep, merged
+    for earlier in (stored.sorted(), known):
+        if earlier is not None and len(earlier):
+            pos = np.searchsorted(earlier, ordered)
+            pos[pos == len(earlier)] = 0
+            hits |= earlier[pos] == ordered
+    first = np.ones(len(ids), dtype=bool)
+    first[1:] = ~repeated
+    keep = np.zeros(len(ids), dtype=bool)
+    keep[order[first & ~hits]] = True
+    stored.add(ids[keep])
+    return keep
 
 
 def _keep_games(tables: dict[str, pa.Table], ids: np.ndarray, keep: np.ndarray

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from skatlog.cli import app
@@ -254,3 +256,29 @@ def test_export_names_a_game_whose_rows_do_not_replay(tmp_path: Path) -> None:
                                       "--format", "iss", "--out", str(out)])
     assert result.exit_code == 1 and not out.exists()
     assert f"game {game_id}: R8: seat" in result.output
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunks=st.lists(st.lists(st.integers(-6, 40), max_size=12), max_size=6),
+       known=st.sets(st.integers(-6, 40), max_size=10), start=st.integers(-50, 50))
+def test_fresh_ids_keep_the_first_of_each_id_not_in_the_archive(
+        chunks: list[list[int]], known: set[int], start: int) -> None:
+    """A task's id filter equals the plain rule (first occurrence, not in the archive),
+    on arbitrary chunks and on consecutive ones (the fast path every simulated run takes)."""
+    import numpy as np
+
+    from skatlog.engine.simulate import _fresh, _StoredIds
+
+    consecutive = [list(range(start + 5 * k, start + 5 * k + 5)) for k in range(3)]
+    sorted_known = np.array(sorted(known), dtype=np.int64)
+    for run in (chunks, consecutive, consecutive + chunks):
+        stored, seen, kept = _StoredIds(), set(known), []
+        for chunk in run:
+            keep = _fresh(np.array(chunk, dtype=np.int64), stored, sorted_known)
+            expected = []
+            for value in chunk:
+                expected.append(value not in seen)
+                seen.add(value)
+            assert keep.tolist() == expected
+            kept += [v for v, k in zip(chunk, keep.tolist(), strict=True) if k]
+        assert sorted(kept) == sorted(set(v for c in run for v in c) - known)
