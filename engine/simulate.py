@@ -390,6 +390,8 @@ class _TaskResult:
     duplicates: int = 0
     played: int = 0
     declarer_won: int = 0
+    #: Chunks (hand ranges) whose hands were all in the archive already: not simulated.
+    skipped: list[tuple[int, int]] = field(default_factory=list)
 
 
 class _Cancelled(Exception):
@@ -413,29 +415,76 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
                            flush_in_background=True)
     stored_ids = _StoredIds()  # ids of this task so far
     result = _TaskResult({})
+    todo, result.skipped = _unstored(task, known)
     try:
-        for batch, tables in iter_tables(task.options, task.start, task.stop, task.chunk,
-                                         task.ingest_id, task.prefetch):
-            if cancel is not None and cancel.is_set():
-                raise _Cancelled
-            ids = tables["games"].column("game_id").to_numpy()
-            keep = _fresh(ids, stored_ids, known)
-            stored = int(keep.sum())
-            result.stored += stored
-            result.duplicates += len(ids) - stored
-            _tally(result, batch)
-            if stored < len(ids):
-                tables = _keep_games(tables, ids, keep)
-            for table in ("games", "tricks", "auction"):
-                if tables[table].num_rows:
-                    files.write(table, tables[table])
+        for begin, end in result.skipped:
+            result.duplicates += end - begin
             if report is not None:
-                report(len(batch))
+                report(end - begin)
+        for begin, end in todo:
+            for batch, tables in iter_tables(task.options, begin, end, task.chunk,
+                                             task.ingest_id, task.prefetch):
+                if cancel is not None and cancel.is_set():
+                    raise _Cancelled
+                _store_chunk(batch, tables, files, stored_ids, known, result)
+                if report is not None:
+                    report(len(batch))
         result.parts = files.finish_all()
     except BaseException:
         files.abandon()
         raise
     return result
+
+
+def _store_chunk(batch: BatchGames, tables: dict[str, pa.Table], files: Any,
+                 stored_ids: _StoredIds, known: np.ndarray | None, result: _TaskResult
+                 ) -> None:
+    """Write one simulated chunk's rows, less the hands already stored."""
+    ids = tables["games"].column("game_id").to_numpy()
+    keep = _fresh(ids, stored_ids, known)
+    stored = int(keep.sum())
+    result.stored += stored
+    result.duplicates += len(ids) - stored
+    _tally(result, batch)
+    if stored < len(ids):
+        tables = _keep_games(tables, ids, keep)
+    for table in ("games", "tricks", "auction"):
+        if tables[table].num_rows:
+            files.write(table, tables[table])
+
+
+def _all_known(known: np.ndarray, base: int, begin: int, end: int) -> bool:
+    """Whether ``known`` (sorted ids) holds the ids of the run's hands ``[begin, end)``.
+    Counting the known ids within the range's bounds rules most chunks out with a few
+    binary searches; only a chunk that may be complete is looked up id by id."""
+    inside = sum(int(np.searchsorted(known, hi, side="right") - np.searchsorted(known, lo))
+                 for lo, hi in id_bounds(base, [(begin, end)]))
+    if inside < end - begin:
+        return False
+    ids = run_ids(base, begin, end - begin)
+    pos = np.searchsorted(known, ids)
+    pos[pos == len(known)] = 0
+    return bool((known[pos] == ids).all())
+
+
+def _unstored(task: _Task, known: np.ndarray | None
+              ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``task``'s range as (runs of chunks to simulate, chunks to skip). A chunk is
+    skipped when the archive (``known``, sorted) holds every one of its hands, as after a
+    re-run of the same seed and options: the hands' ids are known before simulating
+    (:func:`~.batch.encode.run_ids`), so the work is not done twice."""
+    todo: list[tuple[int, int]] = []
+    skipped: list[tuple[int, int]] = []
+    assert task.options.id_base is not None
+    for begin, end in chunk_ranges(task.start, task.stop, task.chunk):
+        if known is not None and _all_known(known, task.options.id_base, begin, end):
+            skipped.append((begin, end))
+            continue
+        if todo and todo[-1][1] == begin:
+            todo[-1] = (todo[-1][0], end)
+        else:
+            todo.append((begin, end))
+    return todo, skipped
 
 
 @dataclass
@@ -476,10 +525,14 @@ def _fresh(ids: np.ndarray, stored: _StoredIds, known: np.ndarray | None) -> np.
     something repeats (a re-run, or a 64-bit id collision)."""
     if _increasing_past(ids, stored.high):
         keep = np.ones(len(ids), dtype=bool)
-        if known is not None and len(known):
-            pos = np.searchsorted(known, ids)
-            pos[pos == len(known)] = 0
-            keep = known[pos] != ids
+        if known is not None and len(known) and len(ids):
+            # only the archive's ids between the chunk's first and last can match
+            near = known[np.searchsorted(known, ids[0]):
+                         np.searchsorted(known, ids[-1], side="right")]
+            if len(near):
+                pos = np.searchsorted(near, ids)
+                pos[pos == len(near)] = 0
+                keep = near[pos] != ids
         stored.add(ids if keep.all() else ids[keep])
         return keep
     order = np.argsort(ids, kind="stable")  # equal ids keep their row order: first wins
@@ -564,6 +617,8 @@ def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: Simula
         summary.target = str(writer.root)
         summary.ingest_id = writer.ingest_id
         known = writer.game_ids.sorted_ids()
+        base = options.id_base
+        assert base is not None
         # Parallel tasks (one per core) each simulate and write in their own thread;
         # a single task overlaps the two on a prefetch thread instead.
         tasks = [_Task(str(writer.root), writer.ingest_id, k, options, b, e, chunk,
@@ -578,13 +633,13 @@ def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: Simula
                 futures = [pool.submit(_run_task, t, known, progress.put, cancel)
                            for t in tasks]
                 for result in _collect(futures, progress, on_progress):
-                    _add_result(writer, summary, result)
+                    _add_result(writer, summary, result, base)
             finally:
                 cancel.set()  # after an error or Ctrl-C: running tasks stop at their next
                 pool.shutdown(cancel_futures=True)  # chunk, queued ones never start
         else:
             for task in tasks:
-                _add_result(writer, summary, _run_task(task, known, on_progress))
+                _add_result(writer, summary, _run_task(task, known, on_progress), base)
         writer.commit(ingest_table(
             ingest_id=writer.ingest_id, kind="simulate", started_at=started,
             finished_at=datetime.now(UTC), fmt=None, files=(), seen=options.hands,
@@ -594,12 +649,49 @@ def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: Simula
     return summary
 
 
-def _add_result(writer: Any, summary: SimulationSummary, result: _TaskResult) -> None:
+def _add_result(writer: Any, summary: SimulationSummary, result: _TaskResult,
+                base: int) -> None:
     writer.adopt(result.parts)
     summary.stored += result.stored
     summary.duplicates += result.duplicates
     summary.played += result.played
     summary.declarer_won += result.declarer_won
+    if result.skipped:
+        played, won = _stored_outcomes(writer, base, result.skipped)
+        summary.played += played
+        summary.declarer_won += won
+
+
+def id_bounds(base: int, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive ``(low, high)`` game-id bounds of a run's hand ``ranges`` (its hand 0 has
+    id ``base``). Ids count up modulo 2**64, so a range that wraps past the largest int64
+    gives two bounds."""
+    bounds: list[tuple[int, int]] = []
+    for begin, end in ranges:
+        if end <= begin:
+            continue
+        first, last = (int(v) for v in run_ids(base, begin, end - begin)[[0, -1]])
+        bounds += [(first, last)] if first <= last else [(first, 2**63 - 1), (-2**63, last)]
+    return bounds
+
+
+def _stored_outcomes(writer: Any, base: int, ranges: list[tuple[int, int]]
+                     ) -> tuple[int, int]:
+    """(played games, declarer wins) among the run's hands ``ranges`` that the archive
+    already held (skipped chunks), read from its committed ``games`` rows, so that a
+    re-run reports the same counts as the first run."""
+    import duckdb
+
+    from skatlog.ingest.rebuild import parquet_list_sql
+
+    bounds = id_bounds(base, ranges)
+    files = [writer.root / rel for rel in writer.manifest.files("games")]
+    where = " OR ".join(f"game_id BETWEEN {lo} AND {hi}" for lo, hi in bounds)
+    with duckdb.connect() as con:
+        row = con.execute(f"SELECT count(declarer), count(*) FILTER (WHERE won) FROM "
+                          f"read_parquet({parquet_list_sql(files)}) WHERE {where}").fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
 
 
 def _collect(futures: list[Any], progress: Any, on_progress: Progress | None

@@ -282,3 +282,51 @@ def test_fresh_ids_keep_the_first_of_each_id_not_in_the_archive(
             assert keep.tolist() == expected
             kept += [v for v, k in zip(chunk, keep.tolist(), strict=True) if k]
         assert sorted(kept) == sorted(set(v for c in run for v in c) - known)
+
+
+def test_a_rerun_skips_the_chunks_already_stored_and_reports_the_same_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands whose ids the archive holds are not simulated again (their ids are known in
+    advance); the summary still counts their games and wins, read from the archive."""
+    from skatlog.engine import simulate
+
+    options = SimulationOptions(hands=3000, seed=21, bots=("rules", "random", "rules"))
+    first = simulate_to_archive(tmp_path, options, chunk=500, workers=1)
+    assert first.stored == 3000 and 0 < first.declarer_won < first.played < 3000
+    simulated: list[tuple[int, int]] = []
+    real = simulate.simulate_batch
+
+    def counting(seed: int, start: int, count: int, *args: object, **kwargs: object) -> object:
+        simulated.append((start, count))
+        return real(seed, start, count, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(simulate, "simulate_batch", counting)
+    again = simulate_to_archive(tmp_path, options, chunk=500, workers=1)
+    assert simulated == []
+    assert (again.stored, again.duplicates) == (0, 3000)
+    assert (again.played, again.declarer_won) == (first.played, first.declarer_won)
+    longer = simulate_to_archive(tmp_path, SimulationOptions(
+        hands=3700, seed=21, bots=options.bots), chunk=500, workers=1)
+    assert simulated == [(3000, 500), (3500, 200)]
+    assert (longer.stored, longer.duplicates) == (700, 3000)
+    games = read_table(tmp_path, "games")
+    assert games.num_rows == 3700
+    played = sum(1 for d in games.column("declarer").to_pylist() if d is not None)
+    assert longer.played == played
+
+
+def test_id_bounds_split_a_range_that_wraps_past_the_largest_id() -> None:
+    import numpy as np
+
+    from skatlog.engine.batch.encode import run_ids
+    from skatlog.engine.simulate import id_bounds
+
+    top = 2**63 - 1
+    assert id_bounds(10, [(0, 5), (7, 7)]) == [(10, 14)]
+    base = (top - 2) % 2**64  # hands 0..2 end at the largest int64, hand 3 wraps
+    assert id_bounds(base, [(0, 6)]) == [(top - 2, top), (-2**63, -2**63 + 2)]
+    for lo, hi in id_bounds(base, [(0, 6)]):
+        assert lo <= hi
+    ids = run_ids(base, 0, 6)
+    assert sum(int(((ids >= lo) & (ids <= hi)).sum())
+               for lo, hi in id_bounds(base, [(0, 6)])) == 6 == len(np.unique(ids))
