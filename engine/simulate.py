@@ -278,12 +278,13 @@ def chunk_ranges(start: int, stop: int, chunk: int = CHUNK) -> list[tuple[int, i
     return [(b, min(b + chunk, stop)) for b in range(start, stop, chunk)]
 
 
-def task_ranges(hands: int, parallel: bool) -> list[tuple[int, int]]:
-    """An archive run's tasks, in order: :data:`TASK` hands each. A ``parallel`` run cuts
-    its last two tasks' worth into tenths, so that its threads run out of work at nearly
-    the same time (with whole tasks to the end, one thread idled for half a task, ~5 % of
-    a 4-million-hand run). Either way the rows and their order are the same."""
-    head = max(0, hands - 2 * TASK) if parallel else hands
+def task_ranges(hands: int, workers: int = 1) -> list[tuple[int, int]]:
+    """An archive run's tasks, in order: :data:`TASK` hands each. With several ``workers``
+    the last ``workers - 1`` tasks' worth is cut into tenths, so that the threads run out
+    of work at nearly the same time (with whole tasks to the end, one thread idled for
+    half a task on average, ~5 % of a 4-million-hand run). Either way the rows and their
+    order are the same; only the partition files differ."""
+    head = max(0, hands - (workers - 1) * TASK)
     return chunk_ranges(0, head, TASK) + chunk_ranges(head, hands, max(1, TASK // 10))
 
 
@@ -591,7 +592,7 @@ def simulate_to_archive(
     workers = current_workers() if workers is None else max(1, workers)
     summary = SimulationSummary(options.hands, 0.0)
     parallel = workers > 1 and options.hands >= PARALLEL_THRESHOLD and options.hands > TASK
-    ranges = task_ranges(options.hands, parallel)
+    ranges = task_ranges(options.hands, workers if parallel else 1)
     # The run allocates few Python objects, but the interpreter's full collections would
     # walk every object the imports made (numba, pyarrow): freeze those for the run.
     gc.freeze()

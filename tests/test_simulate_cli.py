@@ -143,9 +143,9 @@ def test_parallel_tasks_store_the_same_rows_in_one_commit(tmp_path: Path,
             left, right = left.drop_columns(["ingest_id"]), right.drop_columns(["ingest_id"])
         assert left.equals(right), table
     manifest = read_manifest(two)
-    assert manifest.generation == 1  # one per task; the last 3,000 hands in 150-hand tasks
-    assert len(manifest.files("games")) == len(simulate.task_ranges(4000, True)) == 21
-    assert len(read_manifest(one).files("games")) == len(simulate.task_ranges(4000, False)) == 3
+    assert manifest.generation == 1  # one per task; the last 1,500 hands in 150-hand tasks
+    assert len(manifest.files("games")) == len(simulate.task_ranges(4000, 2)) == 2 + 10
+    assert len(read_manifest(one).files("games")) == len(simulate.task_ranges(4000)) == 3
     again = simulate_to_archive(two, SimulationOptions(hands=5000, seed=8,
                                                        bots=options.bots), workers=2)
     assert (again.stored, again.duplicates) == (1000, 4000)
