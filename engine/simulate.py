@@ -345,10 +345,17 @@ class SimulationSummary:
     ingest_id: str = ""
     played: int = 0
     declarer_won: int = 0
+    #: Hand ranges not simulated because the archive held them (a re-run).
+    skipped: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def hands_per_second(self) -> float:
         return self.hands / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def skipped_hands(self) -> int:
+        """Hands of the run that were not simulated, the archive holding them already."""
+        return sum(end - begin for begin, end in self.skipped)
 
 
 Progress = Callable[[int], None]
@@ -455,25 +462,20 @@ def _store_chunk(batch: BatchGames, tables: dict[str, pa.Table], files: Any,
 
 
 def _all_known(known: np.ndarray, base: int, begin: int, end: int) -> bool:
-    """Whether ``known`` (sorted ids) holds the ids of the run's hands ``[begin, end)``.
-    Counting the known ids within the range's bounds rules most chunks out with a few
-    binary searches; only a chunk that may be complete is looked up id by id."""
+    """Whether ``known`` (sorted, distinct ids) holds the ids of the run's hands
+    ``[begin, end)``. Those ids are consecutive integers (in one or two bounds), so the
+    count of known ids within the bounds decides it: two binary searches per bound."""
     inside = sum(int(np.searchsorted(known, hi, side="right") - np.searchsorted(known, lo))
                  for lo, hi in id_bounds(base, [(begin, end)]))
-    if inside < end - begin:
-        return False
-    ids = run_ids(base, begin, end - begin)
-    pos = np.searchsorted(known, ids)
-    pos[pos == len(known)] = 0
-    return bool((known[pos] == ids).all())
+    return inside == end - begin
 
 
 def _unstored(task: _Task, known: np.ndarray | None
               ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """``task``'s range as (runs of chunks to simulate, chunks to skip). A chunk is
-    skipped when the archive (``known``, sorted) holds every one of its hands, as after a
-    re-run of the same seed and options: the hands' ids are known before simulating
-    (:func:`~.batch.encode.run_ids`), so the work is not done twice."""
+    skipped when the archive (``known``, sorted and distinct) holds every one of its
+    hands, as after a re-run of the same seed and options: the hands' ids are known before
+    simulating (:func:`~.batch.encode.run_ids`), so the work is not done twice."""
     todo: list[tuple[int, int]] = []
     skipped: list[tuple[int, int]] = []
     assert task.options.id_base is not None
@@ -634,13 +636,17 @@ def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: Simula
                 futures = [pool.submit(_run_task, t, known, progress.put, cancel)
                            for t in tasks]
                 for result in _collect(futures, progress, on_progress):
-                    _add_result(writer, summary, result, base)
+                    _add_result(writer, summary, result)
             finally:
                 cancel.set()  # after an error or Ctrl-C: running tasks stop at their next
                 pool.shutdown(cancel_futures=True)  # chunk, queued ones never start
         else:
             for task in tasks:
-                _add_result(writer, summary, _run_task(task, known, on_progress), base)
+                _add_result(writer, summary, _run_task(task, known, on_progress))
+        if summary.skipped:
+            played, won = _stored_outcomes(writer, base, _merged(summary.skipped))
+            summary.played += played
+            summary.declarer_won += won
         writer.commit(ingest_table(
             ingest_id=writer.ingest_id, kind="simulate", started_at=started,
             finished_at=datetime.now(UTC), fmt=None, files=(), seen=options.hands,
@@ -650,17 +656,24 @@ def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: Simula
     return summary
 
 
-def _add_result(writer: Any, summary: SimulationSummary, result: _TaskResult,
-                base: int) -> None:
+def _add_result(writer: Any, summary: SimulationSummary, result: _TaskResult) -> None:
     writer.adopt(result.parts)
     summary.stored += result.stored
     summary.duplicates += result.duplicates
     summary.played += result.played
     summary.declarer_won += result.declarer_won
-    if result.skipped:
-        played, won = _stored_outcomes(writer, base, result.skipped)
-        summary.played += played
-        summary.declarer_won += won
+    summary.skipped += result.skipped
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``ranges`` sorted, with touching ranges joined."""
+    out: list[tuple[int, int]] = []
+    for begin, end in sorted(ranges):
+        if out and out[-1][1] == begin:
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((begin, end))
+    return out
 
 
 def id_bounds(base: int, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

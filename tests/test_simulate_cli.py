@@ -42,6 +42,9 @@ def test_simulate_into_the_archive_twice_is_identical(tmp_path: Path) -> None:
     # the same run again into the same archive: every hand is already there
     again = runner.invoke(app, [*args, "--archive", str(first)])
     assert again.exit_code == 0 and "5,000 already there" in again.output
+    assert "5,000 stored hands were not simulated again" in again.output
+    played = [line for line in result.output.splitlines() if line.startswith("played")]
+    assert played and played[0] in again.output  # the same counts, read from the archive
     assert read_table(first, "games").num_rows == 5000
     games = read_table(first, "games")
     assert set(games.column("origin").to_pylist()) == {"simulated"}

@@ -128,4 +128,7 @@ def simulate(
     typer.echo(f"bots {','.join(options.bots)}  seed {seed}  threads {threads}"
                + ("  sessions of 12" if sessions else ""))
     typer.echo(f"played {summary.played:,} games, declarer won {won:.1%}")
-    typer.echo(f"time {summary.seconds:.2f} s ({summary.hands_per_second:,.0f} hands/s)")
+    skipped = summary.skipped_hands
+    typer.echo(f"time {summary.seconds:.2f} s ({summary.hands_per_second:,.0f} hands/s"
+               + (f"; {skipped:,} stored hands were not simulated again" if skipped else "")
+               + ")")
