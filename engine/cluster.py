@@ -30,6 +30,9 @@ from .simulate import (
     SimulationSummary,
     chunk_ranges,
     iter_tables,
+    merged_ranges,
+    split_stored,
+    stored_outcomes,
 )
 
 #: Hands per Dask task.
@@ -136,7 +139,12 @@ def simulate_on_cluster(
     single-process :func:`~.simulate.simulate_to_archive` run would give.
     """
     from skatlog import __version__
-    from skatlog.ingest.archive import ArchiveWriter, archive_path, new_ingest_id
+    from skatlog.ingest.archive import (
+        ArchiveWriter,
+        archive_path,
+        committed_game_ids,
+        new_ingest_id,
+    )
     from skatlog.ingest.schema import ingest_table
 
     options = options.resolved()  # one id base for every shard, whatever the workers run
@@ -145,9 +153,14 @@ def simulate_on_cluster(
     ingest_id = new_ingest_id()
     root = archive_path(archive)
     staging = staging or str(root / ".staging" / ingest_id)
+    # chunks the archive already holds (a re-run) are not simulated again
+    todo, skipped = split_stored(options, 0, options.hands, chunk, committed_game_ids(root))
     client, owned = _client(scheduler, connect_timeout)
-    ranges = chunk_ranges(0, options.hands, max(1, shard))
-    summary = SimulationSummary(options.hands, 0.0, ingest_id=ingest_id)
+    ranges = [r for b, e in todo for r in chunk_ranges(b, e, max(1, shard))]
+    summary = SimulationSummary(options.hands, 0.0, ingest_id=ingest_id, skipped=skipped)
+    summary.duplicates = summary.skipped_hands
+    if on_progress is not None and skipped:
+        on_progress(summary.skipped_hands)
     try:
         from distributed import as_completed
 
@@ -174,6 +187,12 @@ def simulate_on_cluster(
                     summary.played += games.num_rows - int(pc.sum(games.column("passed"))
                                                            .as_py() or 0)
                     summary.declarer_won += int(pc.sum(games.column("won")).as_py() or 0)
+            if skipped:
+                assert options.id_base is not None
+                played, won = stored_outcomes(writer, options.id_base,
+                                              merged_ranges(skipped))
+                summary.played += played
+                summary.declarer_won += won
             writer.commit(ingest_table(
                 ingest_id=ingest_id, kind="simulate", started_at=started,
                 finished_at=datetime.now(UTC), fmt=None, files=(), seen=options.hands,

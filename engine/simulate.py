@@ -423,7 +423,8 @@ def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
                            flush_in_background=True)
     stored_ids = _StoredIds()  # ids of this task so far
     result = _TaskResult({})
-    todo, result.skipped = _unstored(task, known)
+    todo, result.skipped = split_stored(task.options, task.start, task.stop, task.chunk,
+                                        known)
     try:
         for begin, end in result.skipped:
             result.duplicates += end - begin
@@ -470,20 +471,21 @@ def _all_known(known: np.ndarray, base: int, begin: int, end: int) -> bool:
     return inside == end - begin
 
 
-def _unstored(task: _Task, known: np.ndarray | None
-              ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """``task``'s range as (runs of chunks to simulate, chunks to skip). A chunk is
-    skipped when the archive (``known``, sorted and distinct) holds every one of its
-    hands, as after a re-run of the same seed and options: the hands' ids are known before
-    simulating (:func:`~.batch.encode.run_ids`), so the work is not done twice."""
+def split_stored(options: SimulationOptions, start: int, stop: int, chunk: int,
+                 known: np.ndarray | None
+                 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Hands ``[start, stop)`` of the run as (runs of chunks to simulate, chunks to skip).
+    A chunk is skipped when the archive (``known``, sorted and distinct) holds every one
+    of its hands, as after a re-run of the same seed and options: the hands' ids are known
+    before simulating (:func:`~.batch.encode.run_ids`), so the work is not done twice."""
+    base = options.resolved().id_base
+    assert base is not None
     todo: list[tuple[int, int]] = []
     skipped: list[tuple[int, int]] = []
-    assert task.options.id_base is not None
-    for begin, end in chunk_ranges(task.start, task.stop, task.chunk):
-        if known is not None and _all_known(known, task.options.id_base, begin, end):
+    for begin, end in chunk_ranges(start, stop, chunk):
+        if known is not None and _all_known(known, base, begin, end):
             skipped.append((begin, end))
-            continue
-        if todo and todo[-1][1] == begin:
+        elif todo and todo[-1][1] == begin:
             todo[-1] = (todo[-1][0], end)
         else:
             todo.append((begin, end))
@@ -644,7 +646,7 @@ def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: Simula
             for task in tasks:
                 _add_result(writer, summary, _run_task(task, known, on_progress))
         if summary.skipped:
-            played, won = _stored_outcomes(writer, base, _merged(summary.skipped))
+            played, won = stored_outcomes(writer, base, merged_ranges(summary.skipped))
             summary.played += played
             summary.declarer_won += won
         writer.commit(ingest_table(
@@ -665,7 +667,7 @@ def _add_result(writer: Any, summary: SimulationSummary, result: _TaskResult) ->
     summary.skipped += result.skipped
 
 
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merged_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``ranges`` sorted, with touching ranges joined."""
     out: list[tuple[int, int]] = []
     for begin, end in sorted(ranges):
@@ -689,7 +691,7 @@ def id_bounds(base: int, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]
     return bounds
 
 
-def _stored_outcomes(writer: Any, base: int, ranges: list[tuple[int, int]]
+def stored_outcomes(writer: Any, base: int, ranges: list[tuple[int, int]]
                      ) -> tuple[int, int]:
     """(played games, declarer wins) among the run's hands ``ranges`` that the archive
     already held (skipped chunks), read from its committed ``games`` rows, so that a

@@ -213,6 +213,13 @@ def committed_files(archive: str | os.PathLike[str] | None, table: str) -> list[
     return [root / rel for rel in read_manifest(root).files(table)]
 
 
+def committed_game_ids(archive: str | os.PathLike[str] | None) -> np.ndarray:
+    """The committed games' ids, sorted and distinct: a snapshot taken without the lock
+    (a writer still skips any id committed meanwhile)."""
+    root = archive_path(archive)
+    return _load_ids(root, read_manifest(root), "games", "game_id").sorted_ids()
+
+
 def read_table(archive: str | os.PathLike[str] | None, table: str,
                columns: list[str] | None = None) -> pa.Table:
     """A committed table read whole into memory (small tables, tests); empty if none."""

@@ -42,6 +42,18 @@ def test_cluster_simulation_equals_single_process(client, tmp_path: Path) -> Non
         assert _rows(tmp_path / "cluster", table).equals(_rows(tmp_path / "single", table))
     assert read_manifest(tmp_path / "cluster").rows("ingests") == 1
     assert not (tmp_path / "cluster" / ".staging" / summary.ingest_id).exists()
+    # a re-run simulates nothing (every chunk is stored) and reports the same counts;
+    # a longer one simulates only the chunks not stored yet
+    again = simulate_on_cluster(client, tmp_path / "cluster", options, shard=1000, chunk=400)
+    assert (again.stored, again.duplicates, again.skipped_hands) == (0, 2500, 2500)
+    assert (again.played, again.declarer_won) == (summary.played, summary.declarer_won)
+    longer = SimulationOptions(hands=3100, seed=17, bots=options.bots, sessions=True)
+    more = simulate_on_cluster(client, tmp_path / "cluster", longer, shard=1000, chunk=400)
+    simulate_to_archive(tmp_path / "single", longer)
+    assert more.stored == 600 and more.skipped_hands == 2400  # chunk 2400-2800 held 100 new
+    for table in ("games", "tricks", "auction"):
+        assert _rows(tmp_path / "cluster", table).sort_by("game_id").equals(
+            _rows(tmp_path / "single", table).sort_by("game_id")), table
 
 
 def test_workers_stage_to_an_fsspec_url(client, tmp_path: Path) -> None:
