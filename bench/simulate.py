@@ -32,6 +32,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from skatlog.analytics.stats import Z95, wilson_interval
 from skatlog.engine import RandomPlayer, play_hand, seeded_deal
 from skatlog.engine.batch import simulate_batch, verify_batch
 from skatlog.engine.simulate import SimulationOptions, set_workers, simulate_to_archive
@@ -157,7 +158,8 @@ def differential(hands: int, procs: int) -> None:
 
 
 def compare_bots(hands: int) -> None:
-    """Declarer success and list points per hand by bot, mixed seats (positions rotate)."""
+    """Declarer success and list points per hand by bot, mixed seats (positions rotate),
+    with 95 % intervals (Wilson for the win rate, normal over hands for the points)."""
     for bots in (("rules", "random", "random"), ("rules", "rules", "random"),
                  ("rules", "rules", "rules"), ("random", "random", "random")):
         batch = simulate_batch(7, 0, hands, bots)
@@ -170,10 +172,17 @@ def compare_bots(hands: int) -> None:
         for name in sorted(set(bots)):
             seats = [p for p in range(3) if bots[p] == name]
             mine = played & np.isin(position, seats)
-            per_hand = value[mine].sum() / (hands * len(seats))
-            print(f"    {name:<7} declarer games {int(mine.sum()):>9,}  won "
-                  f"{won[mine].mean():6.1%}  list points per hand per player "
-                  f"{per_hand:+8.2f}  per own game {value[mine].mean():+8.2f}")
+            games, wins = int(mine.sum()), int(won[mine].sum())
+            low, high = wilson_interval(wins, games)
+            # a hand's list points for this bot's seats (one declarer at most), per seat;
+            # hands are independent, so their spread gives the interval of the mean
+            per_seat = np.where(mine, value, 0) / len(seats)
+            per_hand = per_seat.mean()
+            half = Z95 * per_seat.std(ddof=1) / np.sqrt(hands)
+            print(f"    {name:<7} declarer games {games:>9,}  won {wins / games:6.1%} "
+                  f"[{low:.1%}, {high:.1%}]  list points per hand per player "
+                  f"{per_hand:+8.2f} [{per_hand - half:+.2f}, {per_hand + half:+.2f}]  "
+                  f"per own game {value[mine].mean():+8.2f}")
 
 
 def main() -> None:
