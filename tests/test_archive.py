@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skatlog.analytics.views import VIEWS, lazy_frames, open_archive
 from skatlog.engine import (
@@ -36,6 +38,7 @@ from skatlog.engine import (
 from skatlog.engine.tricks import trick_winner
 from skatlog.ingest.archive import (
     MANIFEST,
+    ArchiveError,
     ArchiveWriter,
     IdSet,
     committed_files,
@@ -219,6 +222,37 @@ def test_id_set_merges_and_answers() -> None:
     assert ids.contains(np.array([9, 100, 7], dtype=np.int64)).tolist() == [True, True, False]
 
 
+
+class _SmallFilterIdSet(IdSet):
+    FILTER_BITS = 10  # a 128-byte filter: more than 128 ids take the bulk marking path
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2**63, 2**63 - 200), st.integers(0, 150)),
+                max_size=6),
+       st.lists(st.integers(-2**63, 2**63 - 1), max_size=40), st.randoms())
+def test_id_set_from_runs_and_random_ids_is_the_plain_set(
+        runs: list[tuple[int, int]], loose: list[int], rnd: random.Random) -> None:
+    """Ascending runs (a simulated run's ids: the timsort path), random ids (quicksort),
+    repeats, the bulk filter marking and the in-place sort give the plain set."""
+    values = [start + k for start, length in runs for k in range(length)] + loose
+    if rnd.random() < 0.3:
+        rnd.shuffle(values)
+    array = np.array(values, dtype=np.int64)
+    expected = np.unique(array)
+    owned = array.copy()
+    bulk = _SmallFilterIdSet(owned, owned=True)
+    assert bulk.sorted_ids().tolist() == expected.tolist()
+    assert IdSet(array).sorted_ids().tolist() == expected.tolist()
+    assert array.tolist() == values  # not owned: left as it was
+    one_by_one = _SmallFilterIdSet()
+    for value in expected:
+        one_by_one.add(np.array([value], dtype=np.int64))
+    assert bulk.filter.tolist() == one_by_one.filter.tolist()
+    probe = np.concatenate([array, array + 1, np.array([0, -1], dtype=np.int64)])
+    assert bulk.contains(probe).tolist() == np.isin(probe, expected).tolist()
+
+
 # ------------------------------------------------------------------ ingest and dedupe
 def test_ingest_twice_stores_each_game_once(tmp_path: Path) -> None:
     records = random_records(120, seed=11)
@@ -239,6 +273,21 @@ def test_ingest_twice_stores_each_game_once(tmp_path: Path) -> None:
     assert runs == [(140, 120, 20, 2), (140, 0, 140, 2)]
     digests = con.execute("SELECT files[1].sha256 FROM ingests").fetchall()
     assert len({d[0] for d in digests}) == 1 and len(digests[0][0]) == 64
+
+
+def test_a_damaged_committed_partition_stops_the_writer_with_its_path(tmp_path: Path) -> None:
+    """Opening the writer reads every committed game id; a partition that cannot be read
+    is an ArchiveError naming the file, and the archive is left as it is."""
+    archive = tmp_path / "arc"
+    ingest_paths([write_iss_file(tmp_path / "a.sgf", random_records(30, seed=5))], archive,
+                 progress=False)
+    with ArchiveWriter(archive) as writer:
+        assert len(writer.game_ids) == 30
+    part = committed_files(archive, "games")[0]
+    part.write_bytes(part.read_bytes()[:-40])
+    with pytest.raises(ArchiveError, match=f"{part}: committed partition unreadable"):
+        ArchiveWriter(archive).open()
+    assert committed_files(archive, "games") == [part]
 
 
 def test_rejects_keep_raw_text_once(tmp_path: Path) -> None:
