@@ -149,7 +149,13 @@ def _bidding(ctx: Context) -> str:
                            Column("share", "share", percent)], "t-bids")
             + chart(fig2, "chart-bid-value", "Points above the dashed line are games worth "
                     "more than their bid; the bigger the bubble, the more games.")
+            + table(pairs, [Column("bid", "final bid", number),
+                            Column("game_value", "game value", number),
+                            Column("n", "games", number)], "t-bid-value")
             + chart(fig3, "chart-slack", reading3)
+            + table(slack, [Column("family", "game family", str, False),
+                            Column("slack", "game value - bid", number),
+                            Column("n", "games", number)], "t-slack")
             + chart(fig4, "chart-overbid", reading4) + table(over, over_cols, "t-overbid"))
 
 

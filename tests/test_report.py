@@ -112,6 +112,18 @@ def test_contract_seat_and_bid_tables_equal_sql(report: tuple[Path, Path]) -> No
     bids = tables_of(out / "bidding.html")["t-bids"]
     assert {int(r["bid"]): int(r["n"]) for r in bids} == dict(con.execute(
         "SELECT bid, count(*) FROM g WHERE outcome = 'played' GROUP BY bid").fetchall())
+    bidding = tables_of(out / "bidding.html")
+    value = "CASE WHEN won THEN value ELSE -value // 2 END"
+    assert {(int(r["bid"]), int(r["game_value"])): int(r["n"])
+            for r in bidding["t-bid-value"]} == {(b, v): n for b, v, n in con.execute(
+                f"SELECT bid, {value}, count(*) FROM g WHERE outcome = 'played' AND NOT overbid"
+                " GROUP BY ALL").fetchall()}
+    slack: dict[int, int] = {}
+    for r in bidding["t-slack"]:
+        slack[int(r["slack"])] = slack.get(int(r["slack"]), 0) + int(r["n"])
+    assert slack == dict(con.execute(
+        f"SELECT {value} - bid, count(*) FROM g WHERE outcome = 'played' AND NOT overbid"
+        " GROUP BY ALL").fetchall())
     overview = {r["what"]: int(r["count"]) for r in tables_of(out / "index.html")["t-overview"]}
     assert overview["hands"] == con.execute("SELECT count(*) FROM g").fetchall()[0][0]
     assert overview["from logs"] == 48

@@ -179,8 +179,13 @@ def test_admin_sees_every_club_and_must_name_one_to_upload(server: Server) -> No
     assert [g["club"] for g in page["games"]] == ["alpha", "beta"]
     only_beta = server.client.get("/api/games?club=beta", headers=admin).json()
     assert only_beta["total"] == 2
-    assert server.upload("boss", sample_log(1, seed=14)).status_code == 400
-    assert server.upload("boss", sample_log(1, seed=14), query="?club=ghost").status_code == 404
+    nameless = server.upload("boss", sample_log(1, seed=14))
+    assert nameless.status_code == 400 and nameless.json()["code"] == "bad_club"
+    ghost = server.upload("boss", sample_log(1, seed=14), query="?club=ghost")
+    assert ghost.status_code == 404 and ghost.json() == {
+        "detail": "no active club named 'ghost'", "code": "bad_club"}
+    ghost_games = server.client.get("/api/games?club=ghost", headers=admin)
+    assert ghost_games.status_code == 404 and ghost_games.json()["code"] == "bad_club"
     stored = server.upload("boss", sample_log(1, seed=14), query="?club=beta")
     assert stored.status_code == 200 and stored.json()["club"] == "beta"
     clubs = server.client.get("/api/clubs", headers=admin).json()["clubs"]

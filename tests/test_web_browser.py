@@ -2,7 +2,8 @@
 table, open the club's report. The server is the real ``skatlog serve`` on a free port.
 
 Chromium is Debian's (/usr/bin/chromium), driven by the playwright package; no browser is ever
-downloaded. Without it the test skips locally and FAILS when ``CI`` is set.
+downloaded. Without it the test skips locally and FAILS in CI (``CI`` or
+``SKATLOG_REQUIRE_SHARED=1``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def chromium() -> str:
-    """The Chromium executable; skips without one, fails instead when ``CI`` is set."""
+    """The Chromium executable; skips without one, fails instead in CI (``CI`` or
+    ``SKATLOG_REQUIRE_SHARED=1``, which ``.ci/run`` sets), as the report browser test does."""
     problem = None
     if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
         problem = f"chromium not found at {CHROMIUM}"
@@ -45,8 +47,8 @@ def chromium() -> str:
         except ImportError as exc:
             problem = f"the playwright package is missing: {exc}"
     if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"{problem} (CI is set, so browser tests must run)")
+        if os.environ.get("CI") or os.environ.get("SKATLOG_REQUIRE_SHARED") == "1":
+            pytest.fail(f"{problem} (required in CI, so browser tests must run)")
         pytest.skip(problem)
     return CHROMIUM
 

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from fastapi import HTTPException, Request
 
 from .clubs import Club, ClubStore
+from .errors import UploadRejected
 
 COOKIE = "skatlog_token"
 
@@ -71,8 +72,8 @@ def target_club(who: Identity, club: str | None, store: ClubStore) -> str:
             raise HTTPException(403, "a club token can only reach its own club")
         return who.name
     if not club:
-        raise HTTPException(400, "the admin token must name a club (?club=NAME)")
+        raise UploadRejected(400, "bad_club", "the admin token must name a club (?club=NAME)")
     known = store.clubs().get(club)
     if known is None or known.admin or known.revoked:
-        raise HTTPException(404, f"no active club named {club!r}")
+        raise UploadRejected(404, "bad_club", f"no active club named {club!r}")
     return club

@@ -8,7 +8,9 @@ class UploadRejected(Exception):
 
     ``code`` is stable for scripts (``too_large``, ``bad_request``, ``binary``, ``line_too_long``,
     ``decompressed_too_large``, ``corrupt_compressed``, ``unsupported_format``, ``no_games``,
-    ``too_many_games``, ``bad_club``); ``message`` is for the club secretary.
+    ``too_many_games``, ``bad_club``); ``message`` is for the club secretary. ``bad_club``
+    (an admin request that names no club, or a club that is unknown or revoked) answers
+    every club-scoped request, not only uploads, in the same ``{detail, code}`` form.
     """
 
     def __init__(self, status: int, code: str, message: str,
