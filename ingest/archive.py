@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -179,15 +179,35 @@ class Manifest:
     def from_json(cls, text: str, where: Path) -> Manifest:
         try:
             data = json.loads(text)
-            if data.get("format") != MANIFEST_FORMAT:
+            if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
                 raise ValueError("not a skatlog archive manifest")
             if int(data.get("schema_version", 0)) > SCHEMA_VERSION:
                 raise ValueError(f"schema version {data['schema_version']} is newer than this"
                                  f" skatlog's ({SCHEMA_VERSION}): upgrade skatlog")
-            tables = {name: list(data["tables"].get(name, [])) for name in TABLES}
+            listed = data["tables"]
+            if not isinstance(listed, dict):
+                raise ValueError("'tables' is not an object")
+            tables = {name: _parts(name, listed.get(name, [])) for name in TABLES}
             return cls(int(data["generation"]), tables)
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             raise ArchiveError(f"{where}: unreadable manifest: {err}") from err
+
+
+def _parts(table: str, parts: object) -> list[dict[str, Any]]:
+    """A manifest's list of ``table`` partitions, checked: each names a relative path inside
+    the table's own directory and a row count (a damaged or hand-edited manifest must not
+    send readers elsewhere, e.g. to ``/etc/passwd``)."""
+    if not isinstance(parts, list):
+        raise ValueError(f"{table!r} is not a list of partitions")
+    for part in parts:
+        if not isinstance(part, dict) or not isinstance(part.get("path"), str) \
+                or not isinstance(part.get("rows"), int) or isinstance(part["rows"], bool):
+            raise ValueError(f"{table!r}: a partition without a path and a row count: {part!r}")
+        path = PurePosixPath(part["path"])
+        if path.is_absolute() or ".." in path.parts or path.parts[:1] != (table,):
+            raise ValueError(f"{table!r}: partition path {part['path']!r} is outside "
+                             f"{table}/")
+    return list(parts)
 
 
 def read_manifest(archive: str | os.PathLike[str] | None = None) -> Manifest:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -288,6 +289,35 @@ def test_a_damaged_committed_partition_stops_the_writer_with_its_path(tmp_path: 
     with pytest.raises(ArchiveError, match=f"{part}: committed partition unreadable"):
         ArchiveWriter(archive).open()
     assert committed_files(archive, "games") == [part]
+
+
+@pytest.mark.parametrize(("manifest", "says"), [
+    ("[]", "not a skatlog archive manifest"),
+    ("null", "not a skatlog archive manifest"),
+    ('{"format": "FMT", "schema_version": 1, "generation": 1, "tables": "x"}',
+     "'tables' is not an object"),
+    ('{"format": "FMT", "schema_version": 1, "generation": 1, "tables": {"games": "x"}}',
+     "'games' is not a list of partitions"),
+    ('{"format": "FMT", "schema_version": 1, "generation": 1, "tables": {"games": [5]}}',
+     "a partition without a path and a row count"),
+    ('{"format": "FMT", "schema_version": 1, "generation": 1,'
+     ' "tables": {"games": [{"path": "/etc/passwd", "rows": 1}]}}', "is outside games/"),
+    ('{"format": "FMT", "schema_version": 1, "generation": 1,'
+     ' "tables": {"games": [{"path": "games/../../x.parquet", "rows": 1}]}}',
+     "is outside games/"),
+    ('{"format": "FMT", "schema_version": 1, "generation": 1,'
+     ' "tables": {"games": [{"path": "tricks/p.parquet", "rows": 1}]}}', "is outside games/"),
+])
+def test_a_damaged_manifest_is_an_archive_error(tmp_path: Path, manifest: str,
+                                                says: str) -> None:
+    """Wrong shapes and paths outside the table's folder are refused with the manifest's
+    path, never a TypeError or a read of some other file."""
+    from skatlog.ingest.archive import MANIFEST_FORMAT
+
+    (tmp_path / MANIFEST).write_text(manifest.replace("FMT", MANIFEST_FORMAT))
+    with pytest.raises(ArchiveError, match=f"{tmp_path / MANIFEST}: unreadable manifest: "
+                                           f".*{re.escape(says)}"):
+        read_manifest(tmp_path)
 
 
 def test_rejects_keep_raw_text_once(tmp_path: Path) -> None:
