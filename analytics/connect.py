@@ -52,12 +52,14 @@ def where_clause(where: str | None) -> str:
     """The user's filter as a parenthesised SQL condition (``TRUE`` when absent).
 
     One condition only: a ``;`` would start another statement, so it is refused.
+    The condition sits on lines of its own, so a ``--`` comment in it ends there.
     """
     if where is None or not where.strip():
         return "TRUE"
     if ";" in where:
         raise AnalyticsError("--where takes one SQL condition, without ';'")
-    return f"({where})"
+    # on lines of its own, so that a trailing ``--`` comment cannot swallow the ``)``
+    return f"(\n{where}\n)"
 
 
 def check_where(con: duckdb.DuckDBPyConnection, where: str | None) -> None:

@@ -380,7 +380,6 @@ def build_report(archive: Path | str, out: Path | str = DEFAULT_OUT, where: str 
     con = connect(archive)
     check_where(con, where)
     out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
     ctx = Context(con, where, q.overview(con, where))
     ctx.strategy_where = _strategy_filter(con, where)
     if where:
@@ -388,18 +387,21 @@ def build_report(archive: Path | str, out: Path | str = DEFAULT_OUT, where: str 
     if ctx.strategy_where is None:
         ctx.notes.append("No simulated games selected, so there is no strategy page.")
     js = get_plotlyjs()
-    if not inline_js:
-        (out_dir / PLOTLY_FILE).write_text(js, encoding="utf-8")
     pages = [p for p in PAGES if p.file != "strategy.html" or ctx.strategy_where]
     nav = [(p.file, "Overview" if p.file == "index.html" else p.title) for p in pages]
     subtitle = f"{ctx.overview['hands']} hands" + (f" where {where}" if where else "")
+    # every page is built before the first is written: a query that fails (a damaged
+    # archive) leaves the output folder as it was
+    texts = {p.file: page(p.title, p.build(ctx), nav, p.file, subtitle,
+                          plotly_js=js if inline_js else None) for p in pages}
+    con.close()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if not inline_js:
+        (out_dir / PLOTLY_FILE).write_text(js, encoding="utf-8")
     written = []
-    for p in pages:
-        text = page(p.title, p.build(ctx), nav, p.file, subtitle,
-                    plotly_js=js if inline_js else None)
-        path = out_dir / p.file
+    for name, text in texts.items():
+        path = out_dir / name
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    con.close()
     return ReportResult(out_dir / "index.html", tuple(written),
                         time.perf_counter() - started, ctx.overview)

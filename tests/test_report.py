@@ -3,6 +3,7 @@ escaped, Plotly is shipped once with no CDN, and the CLI prints where the index 
 
 from __future__ import annotations
 
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -187,3 +188,17 @@ def test_cli_report_inline_and_errors(report: tuple[Path, Path], tmp_path: Path)
     missing = runner.invoke(app, ["report", "--archive", str(tmp_path / "none"),
                                   "--out", str(out)])
     assert missing.exit_code == 2 and "no archive" in missing.output
+    commented = runner.invoke(app, ["report", "--archive", str(archive), "--out",
+                                    str(tmp_path / "commented"), "--where", "1=1) --"])
+    assert commented.exit_code == 2 and "--where" in commented.output  # not a traceback
+    plain_file = tmp_path / "plain"
+    plain_file.write_text("x")
+    blocked = runner.invoke(app, ["report", "--archive", str(archive), "--out", str(plain_file)])
+    assert blocked.exit_code == 2 and "cannot write the report" in blocked.output
+    damaged = tmp_path / "damaged"
+    shutil.copytree(archive, damaged)
+    sorted((damaged / "tricks").glob("*.parquet"))[0].unlink()
+    unread = runner.invoke(app, ["report", "--archive", str(damaged), "--out",
+                                 str(tmp_path / "never")])
+    assert unread.exit_code == 2 and "could not be read" in unread.output, unread.output
+    assert not (tmp_path / "never").exists()  # nothing half-written

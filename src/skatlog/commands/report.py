@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from skatlog.analytics.connect import AnalyticsError
 from skatlog.ingest.archive import archive_path
@@ -15,6 +16,17 @@ from skatlog.reports.build import DEFAULT_OUT, build_report
 
 def register(app: typer.Typer) -> None:
     app.command("report")(report)
+
+
+def _fail(message: str) -> typer.Exit:
+    """Print ``error: message`` on stderr (one logical line) and exit 2."""
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
+                                               highlight=False)
+    return typer.Exit(2)
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(line.strip() for line in str(err).strip().splitlines())
 
 
 def report(
@@ -32,12 +44,17 @@ def report(
 ) -> None:
     """Write the HTML report (index, contracts, bidding, seats, matadors, players, tricks and,
     for simulated games, the strategy advice) and print where the index is."""
-    console = Console()
+    import duckdb
+
     try:
         result = build_report(archive_path(archive), out, where, inline_js=inline_js)
     except AnalyticsError as err:
-        console.print(f"[red]error:[/red] {err}")
-        raise typer.Exit(2) from None
+        raise _fail(str(err)) from None
+    except duckdb.Error as err:  # a partition missing or damaged since it was committed
+        raise _fail(f"the archive could not be read: {_one_line(err)}") from None
+    except OSError as err:
+        raise _fail(f"{out}: cannot write the report: {err.strerror or err}") from None
+    console = Console(soft_wrap=True)
     console.print(f"Report of {result.overview['hands']} hands ({len(result.pages)} pages) "
                   f"built in {result.seconds:.1f} s")
     console.print(f"Open {result.index.resolve()}")
