@@ -9,6 +9,7 @@ records, one ISS record (possibly spread over several lines) or one JSON line ea
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 from collections.abc import Iterable, Iterator
@@ -50,11 +51,10 @@ def open_text(path: Path) -> TextIO:
         if name.endswith(".bz2"):
             return bz2.open(path, "rt", encoding="utf-8", errors="replace")
         if name.endswith(".zst"):
-            import zstandard
+            from .zstd_frames import open_zstd
 
-            raw = path.open("rb")
-            reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-            return io.TextIOWrapper(reader, encoding="utf-8", errors="replace")
+            return io.TextIOWrapper(open_zstd(path.open("rb")), encoding="utf-8",
+                                    errors="replace")
         return path.open("r", encoding="utf-8", errors="replace")
     except OSError as err:
         raise SourceError(f"{path}: cannot open: {err.strerror or err}") from err
@@ -177,12 +177,21 @@ def iter_records(path: str | Path, fmt: str = "auto") -> Iterator[RawRecord]:
         raise SourceError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     handle = open_text(path)
     try:
-        yield from iter_lines_records(handle, str(path), fmt)
-    except (OSError, EOFError) as err:  # damaged compressed data, read errors
-        raise SourceError(f"{path}: cannot read: {err}") from err
-    except Exception as err:
-        if type(err).__name__ == "ZstdError":
-            raise SourceError(f"{path}: cannot read: {err}") from err
-        raise
+        with reading(path):
+            yield from iter_lines_records(handle, str(path), fmt)
     finally:
         handle.close()
+
+
+@contextlib.contextmanager
+def reading(path: str | Path) -> Iterator[None]:
+    """Turn a failed read of ``path`` -- damaged or cut-off compressed data (``EOFError``,
+    ``zstandard.ZstdError``), an I/O error -- into a :class:`SourceError` that names it."""
+    try:
+        yield
+    except (OSError, EOFError) as err:
+        raise SourceError(f"{path}: cannot read: {err}") from err
+    except Exception as err:
+        if type(err).__name__ == "ZstdError":  # zstandard is imported only when needed
+            raise SourceError(f"{path}: cannot read: {err}") from err
+        raise

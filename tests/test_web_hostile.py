@@ -222,6 +222,14 @@ def test_corrupt_and_truncated_compressed_data_is_refused(setup: Setup) -> None:
     setup.refused(setup.upload(data[: len(data) // 2], "cut.gz"), 400, "corrupt_compressed")
     setup.refused(setup.upload(b"\x1f\x8b" + b"garbage" * 10, "bad.gz"), 400,
                   "corrupt_compressed")
+    import zstandard
+
+    packed = zstandard.ZstdCompressor().compress(sample_log(6, seed=3).encode())
+    setup.refused(setup.upload(packed[: len(packed) // 2], "cut.zst"), 400,
+                  "corrupt_compressed")
+    two_frames = packed + zstandard.ZstdCompressor().compress(sample_log(2, seed=5).encode())
+    both = setup.upload(two_frames, "two.zst")
+    assert both.status_code == 200 and both.json()["stored"] == 8, both.text
 
 
 def test_too_many_games_aborts_the_whole_upload(setup: Setup) -> None:

@@ -17,6 +17,8 @@ from typing import BinaryIO
 
 import zstandard
 
+from skatlog.ingest.zstd_frames import open_zstd
+
 from .errors import UploadRejected
 
 _CHUNK = 1 << 20
@@ -112,7 +114,7 @@ def _opener(compression: str, raw: BinaryIO) -> BinaryIO:
     if compression == "bzip2":
         return bz2.BZ2File(raw, mode="rb")  # type: ignore[return-value]
     if compression == "zstd":
-        return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)  # type: ignore[return-value]
+        return open_zstd(raw, closefd=False)
     return raw
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import io
 import multiprocessing as mp
 import os
 import signal
@@ -36,7 +35,7 @@ import pyarrow.compute as pc
 from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema
 from ..sources import RawRecord
 from .runner import process_chunk, warm_up
-from .stream import CHUNK_BYTES, iter_chunks, open_binary
+from .stream import CHUNK_BYTES, is_compressed_name, iter_chunks, open_binary
 
 #: Chunks per task: a task's files hold this many chunks' games (fewer, bigger files), while
 #: the kernel still works chunk by chunk (bounded memory per worker).
@@ -167,7 +166,7 @@ def iter_part_batches(
         name = source if source is not None else str(path_or_stream)
         stream: BinaryIO = open_binary(Path(path_or_stream))
         close = True
-        if isinstance(stream, io.BufferedReader):  # not decompressed: workers read it too
+        if not is_compressed_name(path_or_stream):  # not decompressed: workers read it too
             plain = os.fspath(path_or_stream)
     else:
         name = source if source is not None else getattr(path_or_stream, "name", "<stream>")

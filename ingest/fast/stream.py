@@ -19,20 +19,63 @@ from typing import BinaryIO
 CHUNK_BYTES = 8 << 20
 
 
-def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open ``path`` for streaming bytes, decompressing ``.gz``, ``.bz2`` or ``.zst``."""
-    path = Path(path)
+#: Names the compiled path decompresses, by their ending.
+COMPRESSED_ENDINGS = (".gz", ".bz2", ".zst")
+
+
+def is_compressed_name(path: str | os.PathLike[str]) -> bool:
+    """Whether :func:`open_binary` decompresses ``path`` (by its name)."""
+    return Path(path).name.lower().endswith(COMPRESSED_ENDINGS)
+
+
+class _Checked(io.RawIOBase):
+    """``inner``'s bytes; a read that fails (damaged or cut-off compressed data, an I/O
+    error) raises :class:`~skatlog.ingest.sources.SourceError` naming the file, as the
+    reference reader does, instead of a decompressor's own exception."""
+
+    def __init__(self, inner: BinaryIO, path: Path) -> None:
+        self._inner = inner
+        self.name = str(path)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        from ..sources import reading
+
+        with reading(self.name):
+            return self._inner.readinto(buffer)  # type: ignore[attr-defined, no-any-return]
+
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+        super().close()
+
+
+def _open_decompressed(path: Path) -> BinaryIO:
     name = path.name.lower()
     if name.endswith(".gz"):
         return gzip.open(path, "rb")  # type: ignore[return-value]
     if name.endswith(".bz2"):
         return bz2.open(path, "rb")  # type: ignore[return-value]
     if name.endswith(".zst"):
-        import zstandard
+        from ..zstd_frames import open_zstd
 
-        raw = path.open("rb")
-        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)  # type: ignore[return-value]
+        return open_zstd(path.open("rb"))
     return path.open("rb")
+
+
+def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open ``path`` for streaming bytes, decompressing ``.gz``, ``.bz2`` or ``.zst``; a
+    read error is a ``SourceError`` that names the file."""
+    from ..sources import SourceError
+
+    path = Path(path)
+    try:
+        inner = _open_decompressed(path)
+    except OSError as err:
+        raise SourceError(f"{path}: cannot open: {err.strerror or err}") from err
+    return io.BufferedReader(_Checked(inner, path), buffer_size=1 << 20)  # type: ignore[return-value]
 
 
 def iter_chunks(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[int, bytes]]:

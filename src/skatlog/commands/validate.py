@@ -17,7 +17,7 @@ import typer
 
 from skatlog.ingest.model import LogGame
 from skatlog.ingest.pipeline import use_fast_path
-from skatlog.ingest.sources import FORMATS, SourceError, expand_paths, open_text
+from skatlog.ingest.sources import FORMATS, SourceError, expand_paths, open_text, reading
 from skatlog.ingest.validate import game_json, iter_log_games
 
 
@@ -74,7 +74,7 @@ def validate(
 def _is_iss(path: Path, fmt: str) -> bool:
     if fmt != "auto":
         return fmt == "iss"
-    with open_text(path) as handle:
+    with reading(path), open_text(path) as handle:
         for line in handle:
             text = line.strip()
             if text and not text.startswith("#"):
