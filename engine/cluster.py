@@ -215,21 +215,30 @@ def ingest_shard(path: str, fmt: str, staging: str, name: str, ingest_id: str
 
     from skatlog.ingest.pipeline import file_digest
     from skatlog.ingest.schema import GameRowsBuilder, RejectRowsBuilder
+    from skatlog.ingest.simulated import claims_simulation, reproduce
     from skatlog.ingest.validate import iter_log_games
 
     rows = GameRowsBuilder(ingest_id)
     rejects = RejectRowsBuilder(ingest_id)
     by_code: Counter[str] = Counter()
+    claims = []  # records that claim to be simulated hands: re-simulated below
     seen = 0
     for game in iter_log_games([path], fmt):
         seen += 1
-        if game.ok:
+        if game.ok and claims_simulation(game):
+            claims.append(game)
+        elif game.ok:
             rows.add_log_game(game)
         else:
             by_code[game.errors[0].code if game.errors else "syntax"] += 1
             rejects.add(game)
+    outcome = reproduce(claims, ingest_id)
+    for game in outcome.logged:
+        rows.add_log_game(game)
     if seen > sum(by_code.values()):  # a file of rejects only has no game rows to stage
         for table, data in rows.tables().items():
+            if outcome.tables is not None:
+                data = pa.concat_tables([data, outcome.tables[table]])
             _write_part(staging, table, name, data)
     _write_part(staging, "rejects", name, rejects.table())
     return {"file": file_digest(Path(path)), "seen": seen, "rejected": sum(by_code.values()),

@@ -739,28 +739,21 @@ def _collect(futures: list[Any], progress: Any, on_progress: Progress | None
 
 def log_games(batch: BatchGames, options: SimulationOptions) -> Iterator[object]:
     """The batch's hands as validated :class:`~skatlog.ingest.model.LogGame` values: each
-    one replayed through the engine's validated path (``GameState.apply``)."""
-    from skatlog.ingest.model import GameMeta, LogGame
+    one replayed through the engine's validated path (``GameState.apply``), with the
+    record id and tags that name it (:mod:`skatlog.ingest.simulated`: seed, bots, hand
+    index, sessions), from which ingest re-simulates it and stores it under the id
+    ``simulate --archive`` gives it."""
+    from skatlog.ingest.model import LogGame
+    from skatlog.ingest.simulated import Claim, simulated_meta, simulated_tags
 
     from .record import replay
 
-    names = options.player_names
     for row in range(len(batch)):
-        index = batch.start + row
-        dealer = index % 3
-        players = tuple(names[(dealer + 1 + s) % 3] for s in range(3))
-        bots = ",".join(options.bots[(dealer + 1 + s) % 3] for s in range(3))
-        session_id, hand_no = "", None
-        if options.sessions:
-            session_id = f"sim-{options.seed}-{index // HANDS_PER_SESSION}"
-            hand_no = index % HANDS_PER_SESSION + 1
+        claim = Claim(options.seed, options.bots, batch.start + row, options.sessions)
         record = replay(batch.deal_of(row), batch.moves(row))
-        meta = GameMeta(players=players, session_id=session_id,  # type: ignore[arg-type]
-                        hand_no=hand_no, dealer=2, record_id=f"sim-{options.seed}-{index}")
-        yield LogGame(source="simulated", line=0, raw="", format="simulated", meta=meta,
-                      record=record,
-                      extra={"tags": {"seed": str(options.seed), "bots": bots,
-                                      "hand": str(index)}})
+        yield LogGame(source="simulated", line=0, raw="", format="simulated",
+                      meta=simulated_meta(claim), record=record,
+                      extra={"tags": simulated_tags(claim)})
 
 
 def file_format(path: str | os.PathLike[str]) -> str:

@@ -4,7 +4,9 @@ Each ``games`` row is turned back into the :class:`~.model.LogGame` it was store
 (:func:`~.schema.log_game_from_row` replays its moves through the engine) and written with
 the format's writer (:func:`~.iss.write_iss`, :func:`~.jsonl.write_jsonl`). With the default
 ``result="recorded"`` a game keeps exactly the result its log claimed (none when it claimed
-none), so export -> ingest gives the same game ids and the same rows.
+none), so export -> ingest gives the same game ids and the same rows. That holds for
+simulated hands too: they are written with the tags that name them (seed, bots, hand index,
+sessions), and ingest re-simulates them and stores the simulator's rows (:mod:`.simulated`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import multiprocessing as mp
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,6 +28,7 @@ import pyarrow as pa
 from .archive import ArchiveError, archive_path, iter_batches, read_manifest
 from .model import LogGame
 from .schema import EXPORT_COLUMNS, log_game_from_row
+from .simulated import export_identity
 
 EXPORT_FORMATS = ("iss", "jsonl")
 RESULT_CHOICES = ("recorded", "computed", "auto", "none")
@@ -166,11 +170,20 @@ def _format_batch(job: tuple[pa.RecordBatch, str, str], children: ChildRows | No
 
 def _log_game(row: dict) -> LogGame:
     """:func:`log_game_from_row`, with a row that does not replay (a damaged archive: an
-    illegal stored move, a move list its rows cannot make) named by its game id."""
+    illegal stored move, a move list its rows cannot make) named by its game id. A
+    simulated hand gets the record id and tags ``skatlog simulate --out`` writes (seed,
+    bots, hand index, sessions), so that ingest can re-simulate it and store it again
+    under its simulator id (:mod:`.simulated`)."""
     try:
-        return log_game_from_row(row)
+        game = log_game_from_row(row)
     except ValueError as err:  # RuleError, MovesError, RebuildError
         raise ArchiveError(f"game {row['game_id']}: {err}") from None
+    identity = export_identity(row)
+    if identity is None:
+        return game
+    record_id, tags = identity
+    return replace(game, meta=replace(game.meta, record_id=record_id),
+                   extra={**game.extra, "tags": tags})
 
 
 def _in_order(pool: Any, jobs: Iterable[Any], window: int) -> Iterator[tuple[str, int]]:

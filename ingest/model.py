@@ -31,7 +31,7 @@ ERROR_CODES = (
 )
 
 #: Codes of warnings: the game is valid, but a reader should know (R18).
-WARNING_CODES = ("off_ladder_bid", "implied_resign", "bad_date")
+WARNING_CODES = ("off_ladder_bid", "implied_resign", "bad_date", "not_reproduced")
 
 #: How a recomputed value compares with the one the log claims.
 VALUE_CHECKS = ("ok", "iss_convention", "score_mismatch", "not_recorded")

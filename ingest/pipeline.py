@@ -48,6 +48,7 @@ from .schema import (
     scan_moves,
     unstorable_text,
 )
+from .simulated import claims_simulation, reproduce
 
 #: Games per batch: large enough for fast columnar writes, small enough for bounded memory.
 BATCH_SIZE = 20_000
@@ -129,6 +130,11 @@ class _Run:
         self.rejects = RejectRowsBuilder(writer.ingest_id)
         self.by_code: Counter[str] = Counter()
         self.pending: list[tuple[LogGame, ScannedMoves, int]] = []
+        self.claims: list[LogGame] = []  # records that claim to be simulated hands
+
+    def __len__(self) -> int:
+        """Records waiting for the next :meth:`flush`."""
+        return len(self.pending) + len(self.claims) + len(self.rejects)
 
     def add(self, game: LogGame) -> None:
         self.summary.seen += 1
@@ -136,15 +142,35 @@ class _Run:
             problem = unstorable_text(game)
             if problem:
                 game = replace(game, errors=(GameError("syntax", problem, game.line),))
-        if game.ok:
-            assert game.record is not None
-            scanned = scan_moves(game.record.moves)
-            meta = game.meta
-            gid = game_id_of(bytes(game.record.deal.cards), scanned.text, meta.players,
-                             meta.played_at, meta.record_id, meta.session_id)
-            self.pending.append((game, scanned, gid))
-        else:
+        if not game.ok:
             self._reject(game)
+        elif claims_simulation(game):
+            self.claims.append(game)
+        else:
+            self._pend(game)
+
+    def _pend(self, game: LogGame) -> None:
+        """Queue a valid logged game under its content id."""
+        assert game.record is not None
+        scanned = scan_moves(game.record.moves)
+        meta = game.meta
+        gid = game_id_of(bytes(game.record.deal.cards), scanned.text, meta.players,
+                         meta.played_at, meta.record_id, meta.session_id)
+        self.pending.append((game, scanned, gid))
+
+    def _flush_claims(self) -> None:
+        """Re-simulate the claimed simulated hands (:mod:`.simulated`): the ones that match
+        are stored as the simulator's rows, the others join the logged games."""
+        if not self.claims:
+            return
+        outcome = reproduce(self.claims, self.writer.ingest_id)
+        self.claims.clear()
+        for game in outcome.logged:
+            self._pend(game)
+        if outcome.tables is not None:
+            counts = self.writer.append_games(outcome.tables)
+            self.summary.stored += counts.stored
+            self.summary.duplicates += counts.duplicates
 
     def _reject(self, game: LogGame) -> None:
         self.summary.rejected += 1
@@ -152,6 +178,7 @@ class _Run:
         self.rejects.add(game)
 
     def flush(self) -> None:
+        self._flush_claims()
         if self.pending:
             ids = np.fromiter((gid for _, _, gid in self.pending), np.int64, len(self.pending))
             keep = self.writer.game_ids.new_mask(ids)
@@ -234,7 +261,7 @@ def ingest_games(
                         bar.update(task, description=Path(source).name or "ingest")
                     if summary.seen % 1000 == 0:
                         bar.update(task, completed=summary.seen)
-                if len(run.pending) + len(run.rejects) >= batch_size:
+                if len(run) >= batch_size:
                     run.flush()
             run.flush()
             if bar is not None and task is not None:

@@ -432,6 +432,7 @@ EXPORT_COLUMNS = (
     "played_at", "forehand", "middlehand", "rearhand", "record_id", "session_id", "hand_no",
     "club", "table", "dealer",
     "recorded_result", "extra", "source", "source_line", "source_format", "value_check",
+    "origin", "seed", "bots",
 )
 
 

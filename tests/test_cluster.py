@@ -86,6 +86,29 @@ def test_cluster_ingest_of_many_files(client, tmp_path: Path, iss_dir: Path) -> 
     assert again["stored"] == 0 and again["duplicates"] == summary.stored
 
 
+def test_cluster_ingest_of_simulated_and_logged_hands(client, tmp_path: Path) -> None:
+    """Exported simulated hands (one edited) ingested on the cluster: the simulator's rows
+    for the genuine ones, a logged game with a warning for the edited one, as locally."""
+    from skatlog.engine.cluster import ingest_files_on_cluster
+    from skatlog.ingest.export import export_archive
+    from skatlog.ingest.pipeline import ingest_paths
+
+    simulate_to_archive(tmp_path / "sim", SimulationOptions(hands=60, seed=4), workers=1)
+    out = tmp_path / "e.jsonl"
+    export_archive(tmp_path / "sim", out, "jsonl")
+    lines = out.read_text().splitlines()
+    lines[5] = lines[5].replace('"seed":"4"', '"seed":"40"')
+    out.write_text("\n".join(lines) + "\n")
+    result = ingest_files_on_cluster(client, [out], tmp_path / "cluster")
+    ingest_paths([out], tmp_path / "single", progress=False)
+    assert (result["stored"], result["duplicates"]) == (60, 0)
+    for table in ("games", "tricks", "auction"):  # the same rows (in any order)
+        assert sorted(map(repr, _rows(tmp_path / "cluster", table).to_pylist())) == \
+            sorted(map(repr, _rows(tmp_path / "single", table).to_pylist())), table
+    origins = read_table(tmp_path / "cluster", "games").column("origin").to_pylist()
+    assert origins.count("log") == 1 and origins.count("simulated") == 59
+
+
 def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
     from skatlog.engine.cluster import ClusterError, simulate_on_cluster
 

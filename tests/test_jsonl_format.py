@@ -141,3 +141,65 @@ def test_errors_are_data(change, code: str) -> None:  # type: ignore[no-untyped-
 def test_not_json_is_a_syntax_error() -> None:
     (game,) = validate_text('{"format": "skatlog/1", "deal": ', fmt="jsonl")
     assert [e.code for e in game.errors] == ["syntax"]
+
+
+DOC = Path(__file__).parent.parent / "docs" / "skatlog-format.md"
+
+
+def doc_example() -> dict:
+    """The example line of docs/skatlog-format.md (shown there over several lines)."""
+    import re
+
+    found = re.search(r"## Example\n\n```json\n(.*?)\n```", DOC.read_text(), re.S)
+    assert found is not None, "docs/skatlog-format.md has no example block"
+    return json.loads(found.group(1))
+
+
+def test_the_documented_example_is_valid() -> None:
+    obj = doc_example()
+    VALIDATOR.validate(obj)
+    (game,) = validate_text(json.dumps(obj), source="example.jsonl", fmt="jsonl")
+    assert game.errors == () and game.ok
+    assert game.value_check == "ok" and game.record is not None
+    assert game.record.result.value == obj["result"]["value"] == 30
+
+
+@pytest.mark.parametrize("path, value", [
+    ("later_field", 1), ("session.later", 1), ("deal.later", 1), ("declaration.later", 1),
+    ("tricks.later", 1), ("concessions.later", 1), ("result.later", 1),
+    ("result.matadors", 12), ("result.declarer_points", 130), ("result.declarer_tricks", 11),
+    ("result.raw", None), ("result.passed", None), ("result.penalty", None),
+    ("tags.hand", "7"),
+])
+def test_the_schema_accepts_what_the_reader_accepts(path: str, value: object) -> None:
+    """Unknown fields anywhere and the recorded result's numbers as a source wrote them:
+    the reader reads them, and the schema allows them too (docs/skatlog-format.md lists
+    where the two differ; these are not among them)."""
+    obj = doc_example()
+    *parents, key = path.split(".")
+    node = obj
+    for part in parents:
+        node = node.setdefault(part, {})
+        node = node[0] if isinstance(node, list) else node
+    node[key] = value
+    VALIDATOR.validate(obj)
+    game = replay_parsed(read_jsonl(json.dumps(obj)))
+    assert game.ok, game.errors
+
+
+def test_simulated_hands_carry_their_tags_and_fit_the_schema() -> None:
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.engine.simulate import SimulationOptions, log_games
+
+    options = SimulationOptions(hands=14, seed=3, bots=("rules", "random", "rules"),
+                                sessions=True)
+    games = list(log_games(simulate_batch(3, 0, 14, options.bots), options))
+    for index, game in enumerate(games):
+        obj = json.loads(write_jsonl(game, result="computed"))  # type: ignore[arg-type]
+        VALIDATOR.validate(obj)
+        assert obj["id"] == f"sim-3-{index}"
+        assert obj["session"] == {"id": f"sim-3-{index // 12}", "hand": index % 12 + 1}
+        dealer = index % 3
+        assert obj["tags"] == {"seed": "3", "hand": str(index), "sessions": "1",
+                               "bots": ",".join(options.bots[(dealer + 1 + s) % 3]
+                                                for s in range(3))}

@@ -28,6 +28,7 @@ from ..archive import ArchiveWriter
 from ..model import LogGame
 from ..pipeline import IngestSummary, file_digest
 from ..schema import TABLES, GameRowsBuilder, RejectRowsBuilder, ingest_table
+from ..simulated import claims_simulation, reproduce
 from ..sources import RawRecord, detect_format, expand_paths
 from .parts import iter_part_batches
 from .stream import CHUNK_BYTES, open_binary
@@ -46,7 +47,12 @@ def file_format(path: Path) -> str:
 
 
 class _SlowSink:
-    """Rows for the games the slow path validated, written in batches."""
+    """Rows for the games the slow path validated, written in batches.
+
+    Records that claim to be simulated hands (tags ``seed``, ``bots``, ``hand``) always
+    come here: the kernel takes only upper-case tag names and hands any other record over
+    (and a skatlog-rules record carries ``RU``, which it never decides either). They are
+    re-simulated as in the reference path (:func:`~skatlog.ingest.simulated.reproduce`)."""
 
     def __init__(self, writer: ArchiveWriter, summary: IngestSummary, by_code: Counter[str]):
         self.writer = writer
@@ -54,19 +60,31 @@ class _SlowSink:
         self.by_code = by_code
         self.rows = GameRowsBuilder(writer.ingest_id)
         self.rejects = RejectRowsBuilder(writer.ingest_id)
+        self.claims: list[LogGame] = []
 
     def add(self, game: LogGame) -> None:
         self.summary.seen += 1
-        if game.ok:
+        if game.ok and claims_simulation(game):
+            self.claims.append(game)
+        elif game.ok:
             self.rows.add_log_game(game)
         else:
             self.summary.rejected += 1
             self.by_code[game.errors[0].code if game.errors else "syntax"] += 1
             self.rejects.add(game)
-        if len(self.rows) + len(self.rejects) >= 5000:
+        if len(self.rows) + len(self.rejects) + len(self.claims) >= 5000:
             self.flush()
 
     def flush(self) -> None:
+        if self.claims:
+            outcome = reproduce(self.claims, self.writer.ingest_id)
+            self.claims.clear()
+            for game in outcome.logged:
+                self.rows.add_log_game(game)
+            if outcome.tables is not None:
+                counts = self.writer.append_games(outcome.tables)
+                self.summary.stored += counts.stored
+                self.summary.duplicates += counts.duplicates
         if len(self.rows):
             counts = self.writer.append_games(self.rows.tables())
             self.summary.stored += counts.stored
