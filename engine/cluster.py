@@ -54,7 +54,7 @@ def _client(scheduler: Any, timeout: float = 20.0) -> tuple[Any, bool]:
         return scheduler, False
     try:
         return Client(scheduler, timeout=f"{timeout}s"), True
-    except (OSError, TimeoutError) as err:
+    except (OSError, TimeoutError, ValueError) as err:  # ValueError: not an address
         raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from err
 
 

@@ -49,6 +49,11 @@ class SimulationError(ValueError):
 NEEDS_NUMBA = "the simulator needs numba: pip install 'skatlog[fast]'"
 
 
+#: The most hands one run may ask for: far below the 2**64 ids a run numbers its hands with,
+#: and small enough that the run's task list fits in memory.
+MAX_HANDS = 10**12
+
+
 @dataclass(frozen=True)
 class SimulationOptions:
     """Everything that determines a run's output."""
@@ -63,8 +68,9 @@ class SimulationOptions:
     id_base: int | None = None
 
     def __post_init__(self) -> None:
-        if self.hands < 0:
-            raise SimulationError(f"--hands must be at least 0, not {self.hands}")
+        if not 0 <= self.hands <= MAX_HANDS:
+            raise SimulationError(f"--hands must be in 0 .. {MAX_HANDS:,} (about four weeks "
+                                  f"at 500,000 hands/s), not {self.hands:,}")
         if not 0 <= self.seed < 2**63:
             raise SimulationError(f"--seed must be in 0 .. 2**63-1, not {self.seed}")
         try:
@@ -781,7 +787,7 @@ def simulate_to_file(
     writer = write_iss if file_format(target) == "sgf" else write_jsonl
     clock = time.perf_counter()
     summary = SimulationSummary(options.hands, 0.0, target=str(target))
-    tmp = target.with_name(target.name + ".tmp")
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "w", encoding="utf-8") as out:
             for batch in iter_batches(options, chunk=min(chunk, 20_000)):
@@ -796,6 +802,9 @@ def simulate_to_file(
     except OSError as err:
         tmp.unlink(missing_ok=True)
         raise SimulationError(f"cannot write {target}: {err.strerror}") from err
+    except BaseException:  # Ctrl-C, a failed hand: no half-written file is left behind
+        tmp.unlink(missing_ok=True)
+        raise
     summary.seconds = time.perf_counter() - clock
     return summary
 

@@ -240,6 +240,22 @@ def committed_game_ids(archive: str | os.PathLike[str] | None) -> np.ndarray:
     return _load_ids(root, read_manifest(root), "games", "game_id").sorted_ids()
 
 
+def check_committed(archive: str | os.PathLike[str] | None) -> Manifest:
+    """The committed manifest, after reading the footer of every partition it lists: a file
+    deleted or cut off since its commit is an :class:`ArchiveError` naming it (before a
+    reader such as export has written anything)."""
+    root = archive_path(archive)
+    manifest = read_manifest(root)
+    for table in TABLES:
+        for rel in manifest.files(table):
+            try:
+                pq.read_metadata(root / rel)
+            except (OSError, pa.ArrowException) as err:
+                raise ArchiveError(f"{root / rel}: committed partition unreadable: {err}"
+                                   ) from err
+    return manifest
+
+
 def read_table(archive: str | os.PathLike[str] | None, table: str,
                columns: list[str] | None = None) -> pa.Table:
     """A committed table read whole into memory (small tables, tests); empty if none."""

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from .archive import ArchiveError, archive_path, iter_batches, read_manifest
+from .archive import ArchiveError, archive_path, check_committed, iter_batches
 from .model import LogGame
 from .schema import EXPORT_COLUMNS, log_game_from_row
 from .simulated import export_identity
@@ -36,6 +36,11 @@ RESULT_CHOICES = ("recorded", "computed", "auto", "none")
 
 class ExportError(ValueError):
     """A bad export request (unknown format, unwritable output)."""
+
+
+class StoredGameError(ArchiveError):
+    """A stored game whose rows do not replay (an illegal stored move, a move list its rows
+    cannot make): the archive reads, but its content is damaged."""
 
 
 def iter_archive_games(archive: str | os.PathLike[str] | None = None,
@@ -177,7 +182,7 @@ def _log_game(row: dict) -> LogGame:
     try:
         game = log_game_from_row(row)
     except ValueError as err:  # RuleError, MovesError, RebuildError
-        raise ArchiveError(f"game {row['game_id']}: {err}") from None
+        raise StoredGameError(f"game {row['game_id']}: {err}") from None
     identity = export_identity(row)
     if identity is None:
         return game
@@ -216,7 +221,7 @@ def export_archive(
     if out.is_dir():
         raise ExportError(f"{out}: is a directory")
     workers = workers or os.cpu_count() or 1
-    if read_manifest(root).rows("games") < PARALLEL_MIN_GAMES:
+    if check_committed(root).rows("games") < PARALLEL_MIN_GAMES:
         workers = 1
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     count = 0

@@ -125,3 +125,51 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert code == 2 and "no archive" in err
     code, _, _ = run("export", "--format", "pdf", "--out", str(tmp_path / "x"))
     assert code == 2
+
+
+@pytest.mark.parametrize("sql", ["", "  ", ";"])
+def test_empty_sql_is_a_clear_error(tmp_path: Path, logs: Path, sql: str) -> None:
+    archive = str(tmp_path / "arc")
+    assert run("ingest", str(logs / "part1.sgf"), "--archive", archive, "--quiet")[0] == 0
+    code, out, err = run("query", sql, "--archive", archive)
+    assert code == 2 and "the SQL is empty" in err and "Traceback" not in err + out
+
+
+def test_json_output_is_valid_json_for_nan_and_infinity(tmp_path: Path, logs: Path) -> None:
+    archive = str(tmp_path / "arc")
+    assert run("ingest", str(logs / "part1.sgf"), "--archive", archive, "--quiet")[0] == 0
+    code, out, _ = run("query", "SELECT 'nan'::DOUBLE AS a, 'inf'::DOUBLE AS b, 1.5 AS c",
+                       "--archive", archive, "--format", "json")
+    assert code == 0 and json.loads(out) == [{"a": None, "b": None, "c": 1.5}]
+
+
+def test_export_never_destroys_a_file(tmp_path: Path, logs: Path) -> None:
+    """An existing file is kept unless --force; a file inside the archive, or an export from
+    a folder that is no archive (a log folder given as --archive by mistake), is refused;
+    a partition lost since its commit is named before anything is written."""
+    archive = tmp_path / "arc"
+    assert run("ingest", str(logs), "--archive", str(archive), "--quiet")[0] == 0
+    log = tmp_path / "club.sgf"
+    log.write_text((logs / "part1.sgf").read_text())
+    before = log.read_text()
+    code, _, err = run("export", "--archive", str(archive), "--format", "iss", "--out", str(log))
+    assert code == 2 and "exists; pass --force" in err and log.read_text() == before
+    code, _, err = run("export", "--archive", str(logs), "--format", "iss", "--out",
+                       str(tmp_path / "new.sgf"), "--force")
+    assert code == 2 and "no archive at" in err and not (tmp_path / "new.sgf").exists()
+    manifest = (archive / "manifest.json").read_text()
+    code, _, err = run("export", "--archive", str(archive), "--format", "jsonl", "--out",
+                       str(archive / "manifest.json"), "--force")
+    assert code == 2 and "inside the archive" in err
+    assert (archive / "manifest.json").read_text() == manifest
+    code, _, err = run("export", "--archive", str(archive), "--format", "iss", "--out",
+                       str(log), "--force")
+    assert code == 0 and log.read_text().count("(;GM[Skat]") == 80
+    sorted((archive / "tricks").glob("*.parquet"))[0].unlink()
+    code, _, err = run("export", "--archive", str(archive), "--format", "iss", "--out",
+                       str(tmp_path / "after.sgf"))
+    assert code == 2 and "committed partition unreadable" in err and "tricks" in err
+    assert not (tmp_path / "after.sgf").exists()
+    code, _, err = run("ingest", str(logs), "--staging", str(tmp_path), "--archive",
+                       str(archive))
+    assert code == 2 and "give --scheduler too" in err

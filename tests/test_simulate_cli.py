@@ -91,7 +91,22 @@ def test_user_errors_are_clear(tmp_path: Path) -> None:
                                  "--archive", str(tmp_path)])
     assert result.exit_code == 2 and "not both" in result.output
     result = runner.invoke(app, ["simulate", "--hands", "-3"])
-    assert result.exit_code == 2 and "at least 0" in result.output
+    assert result.exit_code == 2 and "must be in 0 .." in result.output
+    result = runner.invoke(app, ["simulate", "--hands", str(10**20)])
+    assert result.exit_code == 2 and "must be in 0 .." in result.output
+    existing = tmp_path / "kept.sgf"
+    existing.write_text("a log of the club\n")
+    result = runner.invoke(app, ["simulate", "--hands", "5", "--out", str(existing)])
+    assert result.exit_code == 2 and "pass --force" in result.output
+    assert existing.read_text() == "a log of the club\n"
+    result = runner.invoke(app, ["simulate", "--hands", "5", "--out", str(existing), "--force"])
+    assert result.exit_code == 0 and existing.read_text().count("(;GM[Skat]") == 5
+    assert not list(tmp_path.glob(".kept.sgf.tmp*"))
+    result = runner.invoke(app, ["simulate", "--hands", "5", "--staging", str(tmp_path)])
+    assert result.exit_code == 2 and "give --scheduler too" in result.output
+    result = runner.invoke(app, ["simulate", "--hands", "5", "--scheduler", "notaurl",
+                                 "--archive", str(tmp_path / "never")])
+    assert result.exit_code == 1 and "cannot reach the Dask scheduler" in result.output
     with pytest.raises(SimulationError):
         parse_bots("rules,random")
     assert parse_bots("random") == ("random",) * 3

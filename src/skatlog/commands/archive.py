@@ -12,6 +12,7 @@ import csv
 import datetime as dt
 import decimal
 import json
+import math
 import sys
 import uuid
 from enum import StrEnum
@@ -20,6 +21,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 ARCHIVE_HELP = "Archive directory (default: $SKATLOG_ARCHIVE, else data/archive)."
@@ -57,7 +59,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {message}",
+    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
                                                highlight=False)
     return typer.Exit(code)
 
@@ -86,6 +88,8 @@ def ingest(
     from skatlog.ingest.pipeline import ingest_paths
     from skatlog.ingest.sources import SourceError
 
+    if staging is not None and scheduler is None:
+        raise _fail("--staging is where --scheduler's workers write; give --scheduler too")
     if scheduler is not None:
         _ingest_on_cluster(paths, archive, fmt.value, scheduler, staging)
         return
@@ -124,11 +128,12 @@ def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, schedu
 
 
 def _existing_archive(archive: Path | None) -> Path:
-    from skatlog.ingest.archive import archive_path
+    from skatlog.ingest.archive import MANIFEST, archive_path
 
     root = archive_path(archive)
-    if not root.is_dir():
-        raise _fail(f"no archive at {root} (ingest some logs first, or pass --archive DIR)")
+    if not (root / MANIFEST).is_file():
+        raise _fail(f"no archive at {root}: no {MANIFEST} there (ingest some logs first, "
+                    "or pass --archive DIR)")
     return root
 
 
@@ -143,6 +148,8 @@ def _jsonable(value: Any) -> Any:
         return str(value)
     if isinstance(value, bytes):
         return value.hex()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN or Infinity
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -167,10 +174,15 @@ def query(
     try:
         con = open_archive(root)
     except (ArchiveError, duckdb.Error) as err:
-        raise _fail(f"cannot open the archive: {err}", 1) from None
+        raise _fail(f"cannot open the archive: {err}") from None
+    if not sql.strip(" \t\r\n;"):
+        con.close()
+        raise _fail("bad query: the SQL is empty")
     try:
         cursor = con.execute(sql)
         names = [d[0] for d in cursor.description] if cursor.description else []
+        if not names:  # a statement without a result (SET, CREATE VIEW, ...)
+            return
         if fmt is OutputFormat.table:
             rows = cursor.fetchmany(TABLE_ROWS + 1)
             _print_table(names, rows)
@@ -196,6 +208,16 @@ def query(
         con.close()
 
 
+def refuse_to_replace(out: Path, force: bool, archive: Path | None = None) -> None:
+    """Exit 2 when writing ``out`` would destroy something: a file inside ``archive``
+    (always), or any existing file unless ``force``."""
+    target = out.resolve()
+    if archive is not None and target.is_relative_to(archive.resolve()):
+        raise _fail(f"{out}: is inside the archive {archive}; write the file elsewhere")
+    if out.exists() and not out.is_dir() and not force:
+        raise _fail(f"{out}: exists; pass --force to replace it")
+
+
 def _print_table(names: list[str], rows: list[tuple[Any, ...]]) -> None:
     console = Console()
     table = Table(show_lines=False)
@@ -217,18 +239,24 @@ def export(
         "--result",
         help="Result to write: as recorded in the log (lossless), computed, auto, none.")
     ] = ResultChoice.recorded,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace --out when it exists (by default an existing file is kept "
+        "and the export refused).")] = False,
 ) -> None:
     """Write every archived game to an ISS or skatlog JSON Lines file."""
     from skatlog.engine import RuleError
     from skatlog.ingest.archive import ArchiveError
-    from skatlog.ingest.export import ExportError, export_archive
+    from skatlog.ingest.export import ExportError, StoredGameError, export_archive
 
     root = _existing_archive(archive)
+    refuse_to_replace(out, force, root)
     try:
         count = export_archive(root, out, fmt.value, result=result.value)
     except ExportError as err:
         raise _fail(str(err)) from None
-    except (ArchiveError, RuleError) as err:
+    except (StoredGameError, RuleError) as err:  # the content: like verify, exit 1
         raise _fail(f"the archive could not be exported: {err}", 1) from None
+    except ArchiveError as err:  # unreadable: like a missing archive, exit 2
+        raise _fail(f"the archive could not be exported: {err}") from None
     Console(stderr=True, soft_wrap=True).print(f"exported {count:,} games to {out}",
                                                highlight=False)

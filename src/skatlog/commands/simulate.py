@@ -18,6 +18,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from skatlog.commands.archive import refuse_to_replace
+
 
 def register(app: typer.Typer) -> None:
     app.command("simulate")(simulate)
@@ -62,6 +64,9 @@ def simulate(
                           "(default: inside the archive).")] = None,
     progress: Annotated[bool, typer.Option(
         "--progress/--no-progress", help="Show a progress bar.")] = True,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Replace --out when it exists (by default an existing file is kept "
+        "and the run refused).")] = False,
 ) -> None:
     """Simulate hands with bots under the full rules, into the archive or a log file."""
     from skatlog.engine.simulate import (
@@ -81,6 +86,9 @@ def simulate(
     if out is not None and scheduler is not None:
         raise typer.BadParameter("--scheduler writes into an archive, not to --out",
                                  param_hint="--scheduler")
+    if staging is not None and scheduler is None:
+        raise typer.BadParameter("--staging is where --scheduler's workers write; give "
+                                 "--scheduler too", param_hint="--staging")
     try:
         options = SimulationOptions(hands=hands, seed=seed, bots=parse_bots(bots),
                                     sessions=sessions)
@@ -89,6 +97,8 @@ def simulate(
             file_format(out)
     except SimulationError as err:
         raise typer.BadParameter(str(err)) from None
+    if out is not None:
+        refuse_to_replace(out, force)
     bar = _progress(console) if progress else None
     task = bar.add_task("simulate", total=hands) if bar is not None else None
 
