@@ -114,6 +114,44 @@ def test_cli_reports_bad_names_and_unknown_clubs_without_traceback(tmp_path: Pat
     assert "no active club" in missing.output
 
 
+
+def _flat(output: str) -> str:
+    """The CLI's output as one line (typer boxes and wraps its error messages)."""
+    return " ".join(output.replace("│", " ").split())
+
+
+def test_cli_refuses_unusable_roots_and_damaged_club_files(tmp_path: Path) -> None:
+    """A path through a regular file, a damaged clubs.json, a data archive given as the
+    server root and a port out of range are usage errors (exit 2) naming the problem;
+    nothing is created."""
+    runner = CliRunner()
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    for args in (["club", "add", "alpha", "--archive", str(plain)],
+                 ["club", "list", "--archive", str(plain / "below")]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    root = tmp_path / "root"
+    root.mkdir()
+    for damaged in ("{bad", '{"clubs": 5}', "[]", '{"clubs": [{"name": "a"}]}'):
+        (root / "clubs.json").write_text(damaged)
+        for args in (["club", "list"], ["club", "add", "beta"], ["serve"]):
+            result = runner.invoke(app, [*args, "--archive", str(root)])
+            assert result.exit_code == 2 and "not a clubs file" in _flat(result.output), (
+                damaged, args, result.output)
+        assert (root / "clubs.json").read_text() == damaged
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "manifest.json").write_text("{}")
+    mixed = runner.invoke(app, ["club", "add", "gamma", "--archive", str(data)])
+    assert mixed.exit_code == 2 and "is a skatlog data archive" in _flat(mixed.output)
+    assert not (data / "clubs.json").exists()
+    fresh = tmp_path / "fresh"
+    for port in ("99999", "-1"):
+        result = runner.invoke(app, ["serve", "--archive", str(fresh), "--port", port])
+        assert result.exit_code == 2 and not fresh.exists()  # no admin token made
+
+
 def test_serve_creates_an_admin_token_once_and_passes_the_limits(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import uvicorn

@@ -87,10 +87,18 @@ class ClubStore:
             stat = self.path.stat()
         except FileNotFoundError:
             return {}
+        except OSError as err:  # e.g. the archive path runs through a regular file
+            raise ClubError(f"{self.path}: cannot read: {err.strerror or err}") from None
         if self._cache and self._cache[:2] == (stat.st_mtime_ns, stat.st_size):
             return self._cache[2]
-        data = json.loads(self.path.read_text(encoding="utf-8"))
-        clubs = {c["name"]: Club(**c) for c in data.get("clubs", [])}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            clubs = {c["name"]: Club(**c) for c in data["clubs"]}
+        except OSError as err:
+            raise ClubError(f"{self.path}: cannot read: {err.strerror or err}") from None
+        except (ValueError, TypeError, KeyError) as err:  # JSON, shape, fields
+            raise ClubError(f"{self.path}: not a clubs file of skatlog ({type(err).__name__}: "
+                            f"{err}); restore it from a backup or move it away") from None
         self._cache = (stat.st_mtime_ns, stat.st_size, clubs)
         self._verified = {}
         return clubs
@@ -171,10 +179,20 @@ class _Transaction:
         self.clubs: dict[str, Club] = {}
 
     def __enter__(self) -> dict[str, Club]:
-        self.store.archive.mkdir(parents=True, exist_ok=True)
-        self.store._lock.acquire()
+        try:
+            self.store.archive.mkdir(parents=True, exist_ok=True)
+            if not self.store.archive.is_dir():
+                raise NotADirectoryError(20, "not a directory")
+            self.store._lock.acquire()
+        except OSError as err:
+            raise ClubError(f"{self.store.archive}: cannot use it as the server archive: "
+                            f"{err.strerror or err}") from None
         self.store._cache = None
-        self.clubs = dict(self.store.clubs())
+        try:
+            self.clubs = dict(self.store.clubs())
+        except BaseException:  # __exit__ does not run when __enter__ fails
+            self.store._lock.release()
+            raise
         return self.clubs
 
     def __exit__(self, exc_type: object, *_: object) -> None:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from skatlog.web.clubs import ClubStore
+
+T = TypeVar("T")
 
 DEFAULT_ARCHIVE = Path("data/archive")
 
@@ -28,11 +35,13 @@ def register(app: typer.Typer) -> None:
 def serve(
     archive: Path = ArchiveOption,
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-    port: int = typer.Option(8000, help="TCP port."),
-    max_upload_mb: float = typer.Option(64, help="Largest upload accepted (MiB, 413 beyond)."),
+    port: int = typer.Option(8000, min=0, max=65535, help="TCP port (0: any free one)."),
+    max_upload_mb: float = typer.Option(
+        64, min=0.001, help="Largest upload accepted (MiB, 413 beyond)."),
     max_unpacked_mb: float = typer.Option(
-        512, help="Largest log after decompression (MiB): the compression-bomb guard."),
-    max_line_kb: int = typer.Option(1024, help="Longest line accepted (KiB)."),
+        512, min=0.001, help="Largest log after decompression (MiB): the compression-bomb "
+        "guard."),
+    max_line_kb: int = typer.Option(1024, min=1, help="Longest line accepted (KiB)."),
 ) -> None:
     """Run the club upload web app (token login, upload, results, the club's reports).
 
@@ -43,14 +52,13 @@ def serve(
         import uvicorn
 
         from skatlog.web.app import create_app
-        from skatlog.web.clubs import ClubStore
         from skatlog.web.settings import MIB, WebSettings
     except ImportError as exc:  # the optional extra is missing
         raise typer.BadParameter(
             f"the web app needs the 'web' extra (pip install 'skatlog[web]'): {exc}") from None
-    store = ClubStore(archive)
-    if not store.has_admin():
-        token = store.add(_free_admin_name(store), admin=True)
+    store = _store(archive)
+    if not _checked(store.has_admin):
+        token = _checked(store.add, _free_admin_name(store), admin=True)
         sys.stderr.write("No admin token existed; created one (shown only now, store it safely):\n"
                          f"{token}\n")
         sys.stderr.flush()
@@ -60,11 +68,34 @@ def serve(
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
-def _free_admin_name(store: object) -> str:
+def _store(archive: Path) -> ClubStore:
+    """The club store of a server archive; a data archive (``skatlog ingest``'s, with a
+    manifest.json) is refused: the server keeps clubs.json and one archive per club in a
+    root of its own, and mixing the two would hide the data archive's games from the
+    server and put tokens into the data archive."""
+    from skatlog.ingest.archive import MANIFEST
     from skatlog.web.clubs import ClubStore
 
-    assert isinstance(store, ClubStore)
-    names = store.clubs()
+    if (archive / MANIFEST).is_file():
+        raise typer.BadParameter(
+            f"{archive} is a skatlog data archive (it has {MANIFEST}); give the web server a "
+            "root of its own, e.g. --archive data/web", param_hint="--archive")
+    return ClubStore(archive)
+
+
+def _checked(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``call(...)``, with a :class:`~skatlog.web.clubs.ClubError` (an unusable path, a
+    damaged clubs.json, a bad name) as a usage error (exit 2) instead of a traceback."""
+    from skatlog.web.clubs import ClubError
+
+    try:
+        return call(*args, **kwargs)
+    except ClubError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def _free_admin_name(store: ClubStore) -> str:
+    names = _checked(store.clubs)
     name, n = "admin", 1
     while name in names:
         n += 1
@@ -79,21 +110,14 @@ def club_add(
     admin: bool = typer.Option(False, "--admin", help="An admin token: sees every club."),
 ) -> None:
     """Add a club and print its new token alone on stdout (it is stored only hashed)."""
-    from skatlog.web.clubs import ClubError, ClubStore
-
-    try:
-        token = ClubStore(archive).add(name, admin=admin)
-    except ClubError as exc:
-        raise typer.BadParameter(str(exc), param_hint="NAME") from None
+    token = _checked(_store(archive).add, name, admin=admin)
     sys.stdout.write(token + "\n")
 
 
 @club_app.command("list")
 def club_list(archive: Path = ArchiveOption) -> None:
     """List the clubs: name, admin or not, created, revoked."""
-    from skatlog.web.clubs import ClubStore
-
-    clubs = ClubStore(archive).clubs()
+    clubs = _checked(_store(archive).clubs)
     table = Table(title=f"Clubs in {archive}")
     for column in ("name", "role", "created", "status"):
         table.add_column(column)
@@ -109,10 +133,5 @@ def club_revoke(
     archive: Path = ArchiveOption,
 ) -> None:
     """Revoke a club's token (its archive stays); `club add NAME` then issues a new one."""
-    from skatlog.web.clubs import ClubError, ClubStore
-
-    try:
-        ClubStore(archive).revoke(name)
-    except ClubError as exc:
-        raise typer.BadParameter(str(exc), param_hint="NAME") from None
+    _checked(_store(archive).revoke, name)
     Console(stderr=True).print(f"revoked the token of {name}")
