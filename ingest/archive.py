@@ -636,12 +636,13 @@ class ArchiveWriter:
 
     def open(self) -> None:
         """Take the lock, drop orphans of killed runs, load the ids already stored."""
+        if self.root.exists() and not self.root.is_dir():
+            raise ArchiveError(f"{self.root}: not a directory, so it cannot be the archive")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise ArchiveError(f"{self.root}: cannot create the archive: {err}") from err
-        if not self.root.is_dir():
-            raise ArchiveError(f"{self.root}: not a directory")
+            raise ArchiveError(f"{self.root}: cannot create the archive: "
+                               f"{err.strerror or err}") from err
         lock = FileLock(str(self.root / LOCK))
         wait = -1 if self.lock_timeout is None else self.lock_timeout
         try:

@@ -305,10 +305,12 @@ def ingest_paths(
     expanded = expand_paths([Path(p) for p in paths])
     if use_fast_path(fast, fmt, expanded):
         return _ingest_fast(expanded, archive, progress, console)
-    try:
-        digests = [file_digest(p) for p in expanded]
-    except OSError as err:
-        raise SourceError(f"cannot read {err.filename}: {err.strerror}") from err
+    digests = []
+    for path in expanded:
+        try:
+            digests.append(file_digest(path))
+        except OSError as err:
+            raise SourceError(f"{path}: cannot read: {err.strerror or err}") from err
     return ingest_games(iter_log_games(expanded, fmt), archive, files=digests, fmt=fmt,
                         progress=progress, batch_size=batch_size, console=console)
 

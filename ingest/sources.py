@@ -82,6 +82,8 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
             files.extend(p for p in sorted(path.rglob("*")) if p.is_file() and is_log_file(p))
         elif path.is_file():
             files.append(path)
+        elif path.exists():
+            raise SourceError(f"{path}: not a regular file or a directory")
         else:
             raise SourceError(f"{path}: no such file or directory")
     return files

@@ -173,3 +173,16 @@ def test_export_never_destroys_a_file(tmp_path: Path, logs: Path) -> None:
     code, _, err = run("ingest", str(logs), "--staging", str(tmp_path), "--archive",
                        str(archive))
     assert code == 2 and "give --scheduler too" in err
+
+
+def test_unreadable_inputs_and_archive_paths_are_named(tmp_path: Path, logs: Path) -> None:
+    code, _, err = run("validate", "/dev/null")
+    assert code == 2 and "/dev/null: not a regular file or a directory" in err
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    code, _, err = run("ingest", str(logs / "part1.sgf"), "--archive", str(plain), "--quiet")
+    assert code == 1 and f"{plain}: not a directory" in err
+    if Path("/proc/self/mem").exists():
+        code, _, err = run("ingest", "/proc/self/mem", "--archive", str(tmp_path / "a"),
+                           "--quiet")
+        assert code == 2 and "/proc/self/mem: cannot read" in err
