@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from skatlog.engine import RandomPlayer, play_session
@@ -15,7 +16,7 @@ def register(app: typer.Typer) -> None:
 
 
 def demo(
-    seed: int = typer.Option(1, help="Seed for the deals and the random players."),
+    seed: int = typer.Option(1, min=0, help="Seed for the deals and the random players."),
     players: str = typer.Option("Anna,Ben,Clara", help="Three player names, comma-separated."),
 ) -> None:
     """Play a 12-hand session with random legal play and print the score sheet."""
@@ -24,6 +25,7 @@ def demo(
         raise typer.BadParameter("give exactly three player names", param_hint="--players")
     session = play_session(names, (RandomPlayer(step_bids=True),) * 3, seed)
     console = Console()
+    names = [escape(n) for n in names]  # shown as typed, never read as rich markup
     table = Table(title=f"Skat session (seed {seed}): 12 hands")
     table.add_column("#", justify="right")
     table.add_column("dealer")
@@ -58,4 +60,4 @@ def demo(
     totals = session.totals()
     console.print("Totals: " + ", ".join(f"{n} {t:+d}" for n, t in zip(names, totals, strict=True)))
     console.print("Winner" + ("s" if len(session.winners()) > 1 else "") + ": "
-                  + ", ".join(session.winners()))
+                  + ", ".join(escape(w) for w in session.winners()))
