@@ -127,6 +127,11 @@ def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, schedu
                   markup=False)
 
 
+def one_line(err: Exception) -> str:
+    """An error's message on one line (DuckDB's span several, with a ``LINE 1:`` caret)."""
+    return " ".join(line.strip() for line in str(err).strip().splitlines())
+
+
 def _existing_archive(archive: Path | None) -> Path:
     from skatlog.ingest.archive import MANIFEST, archive_path
 
@@ -202,8 +207,7 @@ def query(
                     first = False
             sys.stdout.write("\n]\n")
     except duckdb.Error as err:
-        message = str(err).strip().splitlines()
-        raise _fail("bad query: " + " ".join(line.strip() for line in message)) from None
+        raise _fail("bad query: " + one_line(err)) from None
     finally:
         con.close()
 

@@ -7,26 +7,15 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from skatlog.analytics.connect import AnalyticsError
+from skatlog.commands.archive import _fail, one_line
 from skatlog.ingest.archive import archive_path
 from skatlog.reports.build import DEFAULT_OUT, build_report
 
 
 def register(app: typer.Typer) -> None:
     app.command("report")(report)
-
-
-def _fail(message: str) -> typer.Exit:
-    """Print ``error: message`` on stderr (one logical line) and exit 2."""
-    Console(stderr=True, soft_wrap=True).print(f"[bold red]error:[/] {escape(message)}",
-                                               highlight=False)
-    return typer.Exit(2)
-
-
-def _one_line(err: Exception) -> str:
-    return " ".join(line.strip() for line in str(err).strip().splitlines())
 
 
 def report(
@@ -51,7 +40,7 @@ def report(
     except AnalyticsError as err:
         raise _fail(str(err)) from None
     except duckdb.Error as err:  # a partition missing or damaged since it was committed
-        raise _fail(f"the archive could not be read: {_one_line(err)}") from None
+        raise _fail(f"the archive could not be read: {one_line(err)}") from None
     except OSError as err:
         raise _fail(f"{out}: cannot write the report: {err.strerror or err}") from None
     console = Console(soft_wrap=True)
