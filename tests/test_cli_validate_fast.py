@@ -30,3 +30,11 @@ def test_fast_and_reference_paths_agree(where: str, iss_dir: Path) -> None:
     fast_text, slow_text = _run("--fast", path), _run("--no-fast", path)
     assert fast_text.stdout == slow_text.stdout
     assert fast_text.exit_code == slow_text.exit_code == 1
+
+
+def test_paths_agree_on_a_file_of_damaged_records_only(tmp_path: Path) -> None:
+    """No game accepted by the kernel: the summary has no ``ok 0`` the reference lacks."""
+    damaged = tmp_path / "damaged.sgf"
+    damaged.write_text((SAMPLES / "damaged.sgf").read_text())
+    fast, slow = _run("--fast", str(damaged)), _run("--no-fast", str(damaged))
+    assert fast.stdout == slow.stdout and fast.exit_code == slow.exit_code == 1

@@ -103,7 +103,7 @@ def _validate_fast(files: list[Path], fmt: str, as_json: bool, out: TextIO) -> N
             for batch in fast_validate_iss(path, source=str(path), tables=as_json):
                 accepted = batch.json_objects() if as_json else []
                 slow = list(batch.slow_games())
-                if not as_json:  # the kernel accepts a game only when its value matches
+                if not as_json and batch.accepted:  # accepted only when its value matches
                     checks["ok"] += batch.accepted
                     games, valid = games + batch.accepted, valid + batch.accepted
                 for obj in accepted:
