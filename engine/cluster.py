@@ -235,11 +235,12 @@ def ingest_shard(path: str, fmt: str, staging: str, name: str, ingest_id: str
     outcome = reproduce(claims, ingest_id)
     for game in outcome.logged:
         rows.add_log_game(game)
-    if seen > sum(by_code.values()):  # a file of rejects only has no game rows to stage
-        for table, data in rows.tables().items():
-            if outcome.tables is not None:
-                data = pa.concat_tables([data, outcome.tables[table]])
-            _write_part(staging, table, name, data)
+    # logged rows and re-simulated rows, whichever exist (a file of rejects only has none)
+    parts = ([rows.tables()] if len(rows) else []) + (
+        [outcome.tables] if outcome.tables is not None else [])
+    if parts:
+        for table in parts[0]:
+            _write_part(staging, table, name, pa.concat_tables([p[table] for p in parts]))
     _write_part(staging, "rejects", name, rejects.table())
     return {"file": file_digest(Path(path)), "seen": seen, "rejected": sum(by_code.values()),
             "by_code": dict(by_code)}

@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from skatlog.engine.session import HANDS_PER_SESSION
+from skatlog.engine.simulate import MAX_HANDS
 
 from .model import GameError, GameMeta, LogGame, RecordedResult
 
@@ -41,6 +42,8 @@ SIM_TAGS = ("seed", "bots", "hand", "sessions")
 #: Hand indexes beyond this are not believed when recovering an index from an id (export):
 #: an id of another generator's run lands below it with odds of 2**-24 per rotation.
 MAX_INDEX = 1 << 40
+#: A claimed hand index must be below this: a run has at most this many hands.
+MAX_CLAIMED_INDEX = MAX_HANDS
 #: Claimed hands of one run at most this far apart are re-simulated in one batch ...
 MAX_GAP = 64
 #: ... of at most this many hands.
@@ -105,6 +108,8 @@ def simulated_meta(claim: Claim) -> GameMeta:
 
 def _number(text: str, what: str, limit: int) -> int:
     """A canonical decimal in ``0 .. limit - 1`` (``"05"`` is not the tag a writer makes)."""
+    if len(text) > len(str(limit)):  # before int(): Python refuses > 4,300 digits
+        raise ClaimError(f"the tag {what} is {text[:24]!r}..., {len(text)} characters long")
     if not text.isascii() or not text.isdigit() or str(int(text)) != text:
         raise ClaimError(f"the tag {what} is {text!r}, not a whole number")
     value = int(text)
@@ -130,7 +135,7 @@ def claim_of(game: LogGame) -> Claim:
 
     tags = _tags(game)
     seed = _number(str(tags["seed"]), "seed", 1 << 63)
-    index = _number(str(tags["hand"]), "hand", MAX_INDEX)
+    index = _number(str(tags["hand"]), "hand", MAX_CLAIMED_INDEX)
     bots = str(tags["bots"]).split(",")
     if len(bots) != 3 or any(bot not in BOT_CODES for bot in bots):
         raise ClaimError(f"the tag bots is {tags['bots']!r}, not three of "
@@ -282,7 +287,7 @@ def reproduce(games: Sequence[LogGame], ingest_id: str | None = None) -> Reprodu
     for (seed, bots, sessions), items in runs.items():
         try:
             parts += _reproduce_run(seed, bots, sessions, items, ingest_id, out)
-        except RuntimeError as err:  # no numba: nothing can be re-simulated
+        except (RuntimeError, ValueError) as err:  # no numba; options the simulator refuses
             out.logged += [_not_reproduced(game, claim, f"it cannot be re-simulated ({err})")
                            for claim, game in items]
     if parts:

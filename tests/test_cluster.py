@@ -107,6 +107,12 @@ def test_cluster_ingest_of_simulated_and_logged_hands(client, tmp_path: Path) ->
             sorted(map(repr, _rows(tmp_path / "single", table).to_pylist())), table
     origins = read_table(tmp_path / "cluster", "games").column("origin").to_pylist()
     assert origins.count("log") == 1 and origins.count("simulated") == 59
+    genuine = tmp_path / "genuine.jsonl"  # only re-simulated hands: no logged rows at all
+    genuine.write_text("\n".join(lines[:5]) + "\n")
+    only = ingest_files_on_cluster(client, [genuine], tmp_path / "only-simulated")
+    assert (only["stored"], only["rejected"]) == (5, 0)
+    assert read_table(tmp_path / "only-simulated", "games").column("origin").to_pylist() == [
+        "simulated"] * 5
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:

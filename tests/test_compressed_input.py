@@ -32,18 +32,21 @@ def test_every_frame_is_read_and_a_cut_off_frame_is_an_error() -> None:
 
 
 def test_a_bomb_is_unpacked_in_bounded_steps() -> None:
-    """A 4 KiB-per-step reader never holds more than one step's output (<= 64 MiB) of a
-    highly compressed frame; here every read returns at most what was asked for."""
+    """The reader decompresses STEP_BYTES of input at a time, so it never holds more than
+    one step's output (<= 64 MiB: a 4-byte zstd block unpacks to 128 KiB) of a frame that
+    unpacks 256 MiB of zeros."""
     sink = io.BytesIO()
     with zstandard.ZstdCompressor(level=19).stream_writer(sink, closefd=False) as writer:
         for _ in range(256):
             writer.write(b"\0" * (1 << 20))
     reader = open_zstd(io.BytesIO(sink.getvalue()))
-    total = 0
+    frames = reader.raw  # type: ignore[attr-defined]
+    total = held = 0
     while chunk := reader.read(1 << 16):
-        assert len(chunk) <= 1 << 16
         total += len(chunk)
+        held = max(held, len(frames._out))
     assert total == 256 << 20
+    assert 0 < held <= 64 << 20  # (STEP_BYTES / 4) blocks of 128 KiB at most
 
 
 def _damaged(tmp_path: Path) -> dict[str, Path]:

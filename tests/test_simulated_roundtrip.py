@@ -27,6 +27,7 @@ from skatlog.ingest.simulated import (
     Claim,
     hand_index,
     position_bots,
+    reproduce,
     seat_bots,
 )
 from skatlog.ingest.validate import iter_log_games
@@ -190,3 +191,23 @@ def test_hand_index_inverts_the_run_ids() -> None:
         assert hand_index(game_id, 11, by_seat, False) is None
         assert hand_index(game_id, 12, by_seat, True) is None
     assert Claim(11, BOTS, 3, False) != Claim(11, BOTS, 3, True)
+
+
+@pytest.mark.parametrize(("tag", "value", "says"), [
+    ("hand", "1000000000002", "beyond"),          # a run has at most 10**12 hands
+    ("seed", "1" * 5000, "5000 characters long"),  # more digits than Python's int() takes
+    ("bots", "rules,cheater,rules", "not three of"),
+])
+def test_an_impossible_claim_is_a_logged_game_not_a_crash(tmp_path: Path, tag: str,
+                                                         value: str, says: str) -> None:
+    out = tmp_path / "one.jsonl"
+    simulate_to_file(out, SimulationOptions(hands=1, seed=3))
+    line = json.loads(out.read_text())
+    line["tags"][tag] = value
+    out.write_text(json.dumps(line) + "\n")
+    summary = ingest_paths([out], tmp_path / "arc", progress=False)
+    assert (summary.stored, summary.rejected) == (1, 0)
+    row = read_table(tmp_path / "arc", "games").to_pylist()[0]
+    assert row["origin"] == "log" and row["warnings"] == [NOT_REPRODUCED]
+    game = next(iter(iter_log_games([out])))
+    assert says in reproduce([game]).logged[0].warnings[-1].message

@@ -174,6 +174,24 @@ class ClubStore:
 class _Transaction:
     """Read-modify-write of clubs.json under the file lock, committed by atomic rename."""
 
+    def _write(self) -> None:
+        """Write the clubs to a temporary file and rename it over clubs.json; a failure
+        (disk full, ...) leaves clubs.json as it was and no temporary file behind."""
+        payload = {"clubs": [asdict(c) for c in self.clubs.values()]}
+        fd, tmp = tempfile.mkstemp(dir=self.store.archive, prefix=".clubs.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(payload, out, indent=1)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.store.path)
+        except OSError as err:
+            Path(tmp).unlink(missing_ok=True)
+            raise ClubError(f"{self.store.path}: cannot write: {err.strerror or err}") from None
+        self.store._cache = None
+        self.store._verified = {}
+
     def __init__(self, store: ClubStore) -> None:
         self.store = store
         self.clubs: dict[str, Club] = {}
@@ -198,15 +216,6 @@ class _Transaction:
     def __exit__(self, exc_type: object, *_: object) -> None:
         try:
             if exc_type is None:
-                payload = {"clubs": [asdict(c) for c in self.clubs.values()]}
-                fd, tmp = tempfile.mkstemp(dir=self.store.archive, prefix=".clubs.", suffix=".tmp")
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    json.dump(payload, out, indent=1)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.chmod(tmp, 0o600)
-                os.replace(tmp, self.store.path)
-                self.store._cache = None
-                self.store._verified = {}
+                self._write()
         finally:
             self.store._lock.release()

@@ -31,7 +31,7 @@ from ..schema import TABLES, GameRowsBuilder, RejectRowsBuilder, ingest_table
 from ..simulated import claims_simulation, reproduce
 from ..sources import RawRecord, detect_format, expand_paths
 from .parts import iter_part_batches
-from .stream import CHUNK_BYTES, open_binary
+from .stream import CHUNK_BYTES, is_compressed_name, open_binary
 
 FastIngestSummary = IngestSummary
 
@@ -136,7 +136,7 @@ def ingest_iss_fast(
                 sink.flush()
                 digests.append(_digest(path, hash_files))
                 continue
-            if not hash_files or is_compressed(path):  # the stored bytes are hashed
+            if not hash_files or is_compressed_name(path):  # the stored bytes are hashed
                 digests.append(_digest(path, hash_files))
                 hasher = None
             else:
@@ -160,11 +160,6 @@ def ingest_iss_fast(
 
 def _digest(path: Path, hash_files: bool) -> tuple[str, str, int]:
     return file_digest(path) if hash_files else (str(path), "", path.stat().st_size)
-
-
-def is_compressed(path: Path) -> bool:
-    """Whether :func:`.stream.open_binary` decompresses ``path`` (by its name)."""
-    return path.name.lower().endswith((".gz", ".bz2", ".zst"))
 
 
 def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: IngestSummary,

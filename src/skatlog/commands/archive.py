@@ -218,7 +218,9 @@ def refuse_to_replace(out: Path, force: bool, archive: Path | None = None) -> No
     target = out.resolve()
     if archive is not None and target.is_relative_to(archive.resolve()):
         raise _fail(f"{out}: is inside the archive {archive}; write the file elsewhere")
-    if out.exists() and not out.is_dir() and not force:
+    if out.is_dir():  # before any work: the rename at the end would fail
+        raise _fail(f"{out}: is a directory")
+    if out.exists() and not force:
         raise _fail(f"{out}: exists; pass --force to replace it")
 
 
