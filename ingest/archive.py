@@ -148,6 +148,12 @@ class ArchiveError(RuntimeError):
     """An archive that cannot be read or written (bad manifest, busy lock, bad batch)."""
 
 
+class UnusableArchive(ArchiveError):
+    """The archive path cannot be used at all: not a directory, a manifest or a committed
+    partition that cannot be read. Commands treat it like a missing archive (exit 2);
+    other archive errors (another ingest holding the lock) exit 1."""
+
+
 def archive_path(path: str | os.PathLike[str] | None = None) -> Path:
     """The archive directory: ``path``, else ``$SKATLOG_ARCHIVE``, else ``data/archive``."""
     if path is not None and str(path) != "":
@@ -190,7 +196,7 @@ class Manifest:
             tables = {name: _parts(name, listed.get(name, [])) for name in TABLES}
             return cls(int(data["generation"]), tables)
         except (ValueError, KeyError, TypeError, AttributeError) as err:
-            raise ArchiveError(f"{where}: unreadable manifest: {err}") from err
+            raise UnusableArchive(f"{where}: unreadable manifest: {err}") from err
 
 
 def _parts(table: str, parts: object) -> list[dict[str, Any]]:
@@ -218,10 +224,10 @@ def read_manifest(archive: str | os.PathLike[str] | None = None) -> Manifest:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         if root.exists() and not root.is_dir():
-            raise ArchiveError(f"{root}: not a directory") from None
+            raise UnusableArchive(f"{root}: not a directory") from None
         return Manifest()
     except OSError as err:
-        raise ArchiveError(f"{path}: cannot read: {err}") from err
+        raise UnusableArchive(f"{path}: cannot read: {err}") from err
     return Manifest.from_json(text, path)
 
 
@@ -251,7 +257,7 @@ def check_committed(archive: str | os.PathLike[str] | None) -> Manifest:
             try:
                 pq.read_metadata(root / rel)
             except (OSError, pa.ArrowException) as err:
-                raise ArchiveError(f"{root / rel}: committed partition unreadable: {err}"
+                raise UnusableArchive(f"{root / rel}: committed partition unreadable: {err}"
                                    ) from err
     return manifest
 
@@ -414,7 +420,7 @@ def _load_ids(root: Path, manifest: Manifest, table: str, column: str) -> IdSet:
                 ids[at:at + len(chunk)] = chunk.to_numpy()
                 at += len(chunk)
     except (OSError, pa.ArrowException) as err:
-        raise ArchiveError(f"{path}: committed partition unreadable: {err}") from err
+        raise UnusableArchive(f"{path}: committed partition unreadable: {err}") from err
     return IdSet(ids, owned=True) if len(ids) else IdSet()
 
 
@@ -637,11 +643,11 @@ class ArchiveWriter:
     def open(self) -> None:
         """Take the lock, drop orphans of killed runs, load the ids already stored."""
         if self.root.exists() and not self.root.is_dir():
-            raise ArchiveError(f"{self.root}: not a directory, so it cannot be the archive")
+            raise UnusableArchive(f"{self.root}: not a directory, so it cannot be the archive")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise ArchiveError(f"{self.root}: cannot create the archive: "
+            raise UnusableArchive(f"{self.root}: cannot create the archive: "
                                f"{err.strerror or err}") from err
         lock = FileLock(str(self.root / LOCK))
         wait = -1 if self.lock_timeout is None else self.lock_timeout

@@ -242,16 +242,16 @@ def verify_archive(archive: str | os.PathLike[str] | None, *, workers: int = 1,
 
 
 def archive_files(archive: str | os.PathLike[str] | None) -> dict[str, list[Path]]:
-    """The committed files of ``games``, ``tricks`` and ``auction``; ArchiveError when the
-    manifest lists a file that is not there."""
-    from skatlog.ingest.archive import ArchiveError, archive_path, committed_files
+    """The committed files of ``games``, ``tricks`` and ``auction``; UnusableArchive when
+    the manifest lists a file that is not there."""
+    from skatlog.ingest.archive import UnusableArchive, archive_path, committed_files
 
     root = archive_path(archive)
     files = {table: committed_files(root, table) for table in ("games", "tricks", "auction")}
     missing = [str(p) for paths in files.values() for p in paths if not p.is_file()]
     if missing:
-        raise ArchiveError(f"{root}: the manifest lists {len(missing)} missing file(s), "
-                           f"e.g. {missing[0]}")
+        raise UnusableArchive(f"{root}: the manifest lists {len(missing)} missing file(s), "
+                              f"e.g. {missing[0]}")
     return files
 
 

@@ -181,7 +181,14 @@ def test_unreadable_inputs_and_archive_paths_are_named(tmp_path: Path, logs: Pat
     plain = tmp_path / "plain"
     plain.write_text("x")
     code, _, err = run("ingest", str(logs / "part1.sgf"), "--archive", str(plain), "--quiet")
-    assert code == 1 and f"{plain}: not a directory" in err
+    assert code == 2 and f"{plain}: not a directory" in err
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "manifest.json").write_text("{bad")
+    code, _, err = run("ingest", str(logs / "part1.sgf"), "--archive", str(damaged), "--quiet")
+    assert code == 2 and "unreadable manifest" in err
+    code, _, err = run("simulate", "--hands", "10", "--archive", str(damaged), "--no-progress")
+    assert code == 2 and "unreadable manifest" in err
     if Path("/proc/self/mem").exists():
         code, _, err = run("ingest", "/proc/self/mem", "--archive", str(tmp_path / "a"),
                            "--quiet")

@@ -84,7 +84,7 @@ def ingest(
         "to (default: inside the archive).")] = None,
 ) -> None:
     """Validate log files and store their games in the Parquet archive (atomic, deduplicated)."""
-    from skatlog.ingest.archive import ArchiveError
+    from skatlog.ingest.archive import ArchiveError, UnusableArchive
     from skatlog.ingest.pipeline import ingest_paths
     from skatlog.ingest.sources import SourceError
 
@@ -98,8 +98,8 @@ def ingest(
                                batch_size=batch_size, fast=fast)
     except SourceError as err:
         raise _fail(str(err)) from None
-    except ArchiveError as err:
-        raise _fail(str(err), 1) from None
+    except ArchiveError as err:  # an unusable path like a missing file (2); busy, ... (1)
+        raise _fail(str(err), 2 if isinstance(err, UnusableArchive) else 1) from None
     console = Console(soft_wrap=True)
     for line in summary.lines():
         console.print(line, highlight=False, markup=False)
@@ -109,7 +109,7 @@ def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, schedu
                        staging: str | None) -> None:
     """``skatlog ingest --scheduler``: the same files, validated on a Dask cluster."""
     from skatlog.engine.cluster import ClusterError, ingest_files_on_cluster
-    from skatlog.ingest.archive import ArchiveError
+    from skatlog.ingest.archive import ArchiveError, UnusableArchive
     from skatlog.ingest.sources import SourceError
 
     try:
@@ -117,7 +117,7 @@ def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, schedu
     except SourceError as err:
         raise _fail(str(err)) from None
     except (ClusterError, ArchiveError) as err:
-        raise _fail(str(err), 1) from None
+        raise _fail(str(err), 2 if isinstance(err, UnusableArchive) else 1) from None
     console = Console(soft_wrap=True)
     for key in ("seen", "stored", "duplicates", "rejected"):
         console.print(f"{key:<11} {counts.get(key, 0)}", highlight=False, markup=False)

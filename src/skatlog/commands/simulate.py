@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     Progress,
@@ -78,7 +79,7 @@ def simulate(
         simulate_to_archive,
         simulate_to_file,
     )
-    from skatlog.ingest.archive import ArchiveError
+    from skatlog.ingest.archive import ArchiveError, UnusableArchive
 
     console = Console(stderr=True)
     if archive is not None and out is not None:
@@ -125,9 +126,9 @@ def simulate(
     except SimulationError as err:
         console.print(f"[red]error:[/red] {err}")
         raise typer.Exit(2) from None
-    except ArchiveError as err:
-        console.print(f"[red]error:[/red] {err}")
-        raise typer.Exit(1) from None
+    except ArchiveError as err:  # an unusable path like a usage error (2); busy, ... (1)
+        console.print(f"[red]error:[/red] {escape(str(err))}")
+        raise typer.Exit(2 if isinstance(err, UnusableArchive) else 1) from None
     finally:
         if bar is not None:
             bar.stop()
