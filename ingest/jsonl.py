@@ -73,6 +73,11 @@ def read_jsonl(text: str, *, source: str = "", line: int = 1) -> ParsedGame:
             raise LogSyntaxError("syntax", '"tags" values must be strings')
         if tags:
             parsed.extra["tags"] = dict(tags)
+        played_at = parsed.meta.played_at
+        if played_at is not None and played_at.tzinfo is None:
+            # no UTC offset (or a date alone): stored as if UTC, and the text kept, so that
+            # export writes back exactly what the log said
+            parsed.extra["date"] = obj["date"]
         if "result" in obj and obj["result"] is not None:
             parsed.recorded = _result(_get(obj, "result", dict))
         parsed.deal = _deal(_get(obj, "deal", dict))
@@ -282,7 +287,7 @@ def _result(obj: dict[str, Any]) -> RecordedResult:
 # ---------------------------------------------------------------- writing
 def game_object(record: GameRecord, meta: GameMeta | None = None,
                 recorded: RecordedResult | None = None, tags: dict[str, str] | None = None,
-                ) -> dict[str, Any]:
+                date_text: str | None = None) -> dict[str, Any]:
     """The skatlog/1 object of a game (see docs/skatlog-format.md)."""
     meta = meta or GameMeta()
     obj: dict[str, Any] = {"format": FORMAT}
@@ -298,7 +303,9 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
     if meta.dealer is not None:
         obj["dealer"] = meta.dealer
     obj["players"] = list(meta.players)
-    if meta.played_at is not None:
+    if date_text:  # the date as the log wrote it (no UTC offset there)
+        obj["date"] = date_text
+    elif meta.played_at is not None:
         obj["date"] = meta.played_at.isoformat()
     if meta.club:
         obj["club"] = meta.club
@@ -385,5 +392,7 @@ def write_jsonl(game: LogGame, *, result: str = "auto") -> str:
     else:
         raise ValueError(f"unknown result choice {result!r}")
     tags = game.extra.get("tags")
-    obj = game_object(game.record, game.meta, recorded, tags if isinstance(tags, dict) else None)
+    date_text = game.extra.get("date")
+    obj = game_object(game.record, game.meta, recorded, tags if isinstance(tags, dict) else None,
+                      date_text if isinstance(date_text, str) else None)
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))

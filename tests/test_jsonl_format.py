@@ -203,3 +203,30 @@ def test_simulated_hands_carry_their_tags_and_fit_the_schema() -> None:
         assert obj["tags"] == {"seed": "3", "hand": str(index), "sessions": "1",
                                "bots": ",".join(options.bots[(dealer + 1 + s) % 3]
                                                 for s in range(3))}
+
+
+@pytest.mark.parametrize("date", ["2026-10-06T19:00:00", "2026-10-06", "2026-10-06T19:00:00.250"])
+def test_a_date_without_utc_offset_is_written_back_as_the_log_wrote_it(
+        tmp_path: Path, date: str) -> None:
+    """Stored as if UTC (the archive's column is UTC), with the text kept: export writes the
+    date the log had, not an invented +00:00, and ingesting that again finds the game."""
+    from skatlog.ingest.export import export_archive
+    from skatlog.ingest.pipeline import ingest_paths
+
+    record = random_record(5)
+    line = json.loads(write_jsonl(LogGame("x", 1, "", "jsonl", meta=GameMeta(
+        ("a", "b", "c"), record_id="g1"), record=record)))
+    line["date"] = date
+    log = tmp_path / "one.jsonl"
+    log.write_text(json.dumps(line) + "\n")
+    game = next(iter(iter_log_games([log])))
+    assert game.ok and game.extra["date"] == date
+    assert game.meta.played_at == datetime.fromisoformat(date)
+    assert ingest_paths([log], tmp_path / "arc", progress=False).stored == 1
+    out = tmp_path / "back.jsonl"
+    export_archive(tmp_path / "arc", out, "jsonl")
+    assert json.loads(out.read_text())["date"] == date
+    assert ingest_paths([out], tmp_path / "arc", progress=False).duplicates == 1
+    aware = dict(line, date="2026-10-06T19:00:00+02:00")  # an offset: no text kept
+    log.write_text(json.dumps(aware) + "\n")
+    assert "date" not in next(iter(iter_log_games([log]))).extra
