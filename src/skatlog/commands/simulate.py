@@ -117,14 +117,14 @@ def simulate(
                 summary = simulate_on_cluster(scheduler, archive, options, staging=staging,
                                               on_progress=advance)
             except ClusterError as err:
-                console.print(f"[red]error:[/red] {err}")
+                console.print(f"[red]error:[/red] {escape(str(err))}")
                 raise typer.Exit(1) from None
         elif out is not None:
             summary = simulate_to_file(out, options, on_progress=advance)
         else:
             summary = simulate_to_archive(archive, options, on_progress=advance)
     except SimulationError as err:
-        console.print(f"[red]error:[/red] {err}")
+        console.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2) from None
     except ArchiveError as err:  # an unusable path like a usage error (2); busy, ... (1)
         console.print(f"[red]error:[/red] {escape(str(err))}")
