@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from skatlog.engine import Card
 from skatlog.ingest.archive import archive_path, committed_files
+from skatlog.ingest.computed import query_schema, table_sql, with_computed
 from skatlog.ingest.schema import TABLES
 
 #: The views ``open_archive`` creates.
@@ -61,10 +62,6 @@ FROM hands h LEFT JOIN per_session p USING (session_id)
 _CARD_NAMES_SQL = "[" + ", ".join(f"'{c.name}'" for c in Card) + "]"
 
 
-def _sql_list(paths: list[str]) -> str:
-    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
-
-
 def open_archive(path: str | os.PathLike[str] | None = None,
                  connection: duckdb.DuckDBPyConnection | None = None
                  ) -> duckdb.DuckDBPyConnection:
@@ -77,12 +74,12 @@ def open_archive(path: str | os.PathLike[str] | None = None,
     root = archive_path(path)
     con = connection if connection is not None else duckdb.connect()
     for table, schema in TABLES.items():
-        files = [str(p) for p in committed_files(root, table)]
+        files = committed_files(root, table)
         if files:
-            con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet("
-                        f"{_sql_list(files)}, union_by_name = true)")
+            con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM "
+                        f"{table_sql(table, files)}")
         else:
-            con.register(f"_empty_{table}", _plain_empty(schema))
+            con.register(f"_empty_{table}", _plain_empty(query_schema(table, schema)))
             con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM _empty_{table}")
     con.execute(f"CREATE OR REPLACE VIEW sessions AS {SESSIONS_SQL}")
     con.execute(f"CREATE OR REPLACE MACRO card_name(c) AS {_CARD_NAMES_SQL}[c + 1]")
@@ -105,11 +102,14 @@ def lazy_frames(path: str | os.PathLike[str] | None = None) -> dict[str, pl.Lazy
     for table, schema in TABLES.items():
         files = [str(p) for p in committed_files(root, table)]
         if files:
-            frames[table] = pl.scan_parquet(files)
+            # one scan per file, narrowed to the stored columns: partitions of schema
+            # version 1 also hold the computed ones, which polars would refuse to mix
+            stored = pl.concat([pl.scan_parquet(f).select(schema.names) for f in files])
         else:
-            frame = pl.from_arrow(schema.empty_table())
-            assert isinstance(frame, pl.DataFrame)
-            frames[table] = frame.lazy()
+            empty = pl.from_arrow(schema.empty_table())
+            assert isinstance(empty, pl.DataFrame)
+            stored = empty.lazy()
+        frames[table] = with_computed(table, stored, schema)
     frames["sessions"] = sessions_frame(frames["games"])
     return frames
 

@@ -219,7 +219,6 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
         "forehand_cards": rows.masks[0],
         "middlehand_cards": rows.masks[1],
         "rearhand_cards": rows.masks[2],
-        "skat_cards": rows.masks[3],
         "passed": passed,
         "outcome": _dict(passed.astype(np.int32), _OUTCOMES),
         "ending": _dict(ending, _ENDINGS),
@@ -704,14 +703,14 @@ def stored_outcomes(writer: Any, base: int, ranges: list[tuple[int, int]]
     re-run reports the same counts as the first run."""
     import duckdb
 
-    from skatlog.ingest.rebuild import parquet_list_sql
+    from skatlog.ingest.computed import table_sql
 
     bounds = id_bounds(base, ranges)
     files = [writer.root / rel for rel in writer.manifest.files("games")]
     where = " OR ".join(f"game_id BETWEEN {lo} AND {hi}" for lo, hi in bounds)
     with duckdb.connect() as con:
         row = con.execute(f"SELECT count(declarer), count(*) FILTER (WHERE won) FROM "
-                          f"read_parquet({parquet_list_sql(files)}) WHERE {where}").fetchone()
+                          f"{table_sql('games', files)} WHERE {where}").fetchone()
     assert row is not None
     return int(row[0]), int(row[1])
 

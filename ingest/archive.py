@@ -62,7 +62,7 @@ ROWS_PER_FILE = {"games": 2_000_000, "tricks": 16_000_000, "auction": 16_000_000
 DISTINCT_COLUMNS = frozenset({
     "game_id", "reject_id", "moves", "deal", "extra", "recorded_result", "raw", "errors",
     "record_id", "played_at", "source_line", "forehand_cards", "middlehand_cards",
-    "rearhand_cards", "skat_cards", "files",
+    "rearhand_cards", "files",
 })
 
 

@@ -86,13 +86,14 @@ class ChildRows:
         if self._con is None:
             import duckdb
 
-            from .rebuild import child_rows_sql, parquet_list_sql
+            from .computed import table_sql
+            from .rebuild import child_rows_sql
             from .verify import archive_files
 
             files = archive_files(self.root)
 
             def source(table: str) -> str | None:
-                return f"read_parquet({parquet_list_sql(files[table])})" if files[table] else None
+                return table_sql(table, files[table]) if files[table] else None
 
             self._con = duckdb.connect()
             self._sql = child_rows_sql(source("tricks"), source("auction"),

@@ -83,11 +83,6 @@ def moves_from_rows(game: Mapping[str, Any], tricks: Sequence[Sequence[int]] | N
     return tuple(moves)
 
 
-def parquet_list_sql(paths: Sequence[object]) -> str:
-    """A DuckDB list literal of file paths, quoted, for ``read_parquet(...)``."""
-    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
-
-
 def child_rows_sql(tricks_source: str | None, auction_source: str | None, where: str = ""
                    ) -> tuple[str, str]:
     """``(tricks_sql, calls_sql)``: subqueries giving ``game_id`` with the game's trick

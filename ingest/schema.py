@@ -4,8 +4,10 @@ This is the only module that decides what a row looks like. Log ingest and the b
 simulator both build their Parquet batches here, so queries never care where a game came
 from (the ``origin`` column tells them apart).
 
-Tables (``TABLES``; ``sessions`` is a DuckDB view derived from ``games``, see
-:mod:`skatlog.analytics.views`):
+Tables (``TABLES``, the schemas of the stored partitions; ``sessions`` is a DuckDB view
+derived from ``games``, see :mod:`skatlog.analytics.views`; the views add the computed
+columns of :mod:`.computed`: ``games.skat_cards``, ``tricks.seat1`` .. ``seat3`` and
+``tricks.points``):
 
 ``games``     one row per hand: played, passed (all passed, R4), penalty (R17) or aborted
 ``tricks``    one row per completed trick (a trick cut short by an early end, R17, is not one)
@@ -20,8 +22,8 @@ Conventions
   the DuckDB views provide the macro ``card_name(c)`` that gives the ISS name, e.g. ``CJ``).
   ``deal`` is the list of all 32 cards in ISS order (Forehand's ten, Middlehand's ten,
   Rearhand's ten, the skat; in DuckDB ``deal[1:10]`` is Forehand's hand, ``deal[31:32]`` the
-  skat); ``forehand_cards`` ... ``skat_cards`` are the same cards as 32-bit masks (bit ``c``
-  set when card ``c`` is held) for fast filters such as
+  skat); ``forehand_cards`` ... ``skat_cards`` (the last one computed) are the same cards
+  as 32-bit masks (bit ``c`` set when card ``c`` is held) for fast filters such as
   ``bit_count(forehand_cards & 0x10101010)`` (jacks held).
 * **Moves** (``games.moves``) are the complete move list, needed for lossless export, in
   skatlog's compact notation: tokens separated by one space, each token the seat digit
@@ -104,7 +106,7 @@ from skatlog.engine.tricks import EFFECTIVE, POWER, TRUMP
 from .model import GameError, GameMeta, LogGame, RecordedResult
 
 #: Bumped when a column changes meaning or type; stored in every file and the manifest.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: ``games.outcome`` values. ``aborted`` is reserved for hands stored without an end
 #: (the engine's replay never yields one: an unfinished record is rejected as ``truncated``).
@@ -170,10 +172,10 @@ GAMES_SCHEMA = _schema([
     _f("rearhand", _DICT),
     _f("dealer", pa.int8()),                  # dealer's seat when known (Rearhand, R1)
     _f("deal", _CARDS, False),                # 32 card indices, ISS order
-    _f("forehand_cards", pa.uint32(), False), # the same deal as 32-bit masks
+    _f("forehand_cards", pa.uint32(), False), # the same deal as 32-bit masks (the view
+                                              # adds skat_cards, see computed.py)
     _f("middlehand_cards", pa.uint32(), False),
     _f("rearhand_cards", pa.uint32(), False),
-    _f("skat_cards", pa.uint32(), False),
     _f("passed", pa.bool_(), False),
     _f("outcome", _DICT, False),              # played / passed / penalty / aborted
     _f("ending", _DICT),                      # engine Ending value (ten_tricks, null_trick, ...)
@@ -219,12 +221,9 @@ TRICKS_SCHEMA = _schema([
     _f("leader", pa.uint8(), False),          # seat that led (R8)
     _f("card1", pa.uint8(), False),           # cards in play order (indices, see card_name)
     _f("card2", pa.uint8(), False),
-    _f("card3", pa.uint8(), False),
-    _f("seat1", pa.uint8(), False),           # the seats that played them
-    _f("seat2", pa.uint8(), False),
-    _f("seat3", pa.uint8(), False),
+    _f("card3", pa.uint8(), False),           # (the view adds seat1..seat3, computed.py)
     _f("winner", pa.uint8(), False),          # seat that took the trick
-    _f("points", pa.uint8(), False),          # card points in the trick (R1)
+                                              # (the view adds points, computed.py)
 ], "tricks")
 
 AUCTION_SCHEMA = _schema([
@@ -699,8 +698,13 @@ class GameRowsBuilder:
         self._call_values.extend(scanned.call_values)
 
     # -- tables
-    def tables(self) -> dict[str, pa.Table]:
-        """The accumulated rows as ``{"games": ..., "tricks": ..., "auction": ...}``."""
+    def tables(self, computed: bool = False) -> dict[str, pa.Table]:
+        """The accumulated rows as ``{"games": ..., "tricks": ..., "auction": ...}``.
+
+        With ``computed``, ``games`` and ``tricks`` also get the columns the views compute
+        (:mod:`.computed`), here taken from what the engine played (the seats that played
+        each card, the card points, the skat dealt), as the query schema has them: the
+        values ``skatlog verify`` expects the views to show."""
         n = len(self._rows)
         ids = np.fromiter((row[0] for row in self._rows), np.int64, n)
         columns: dict[str, Any] = {}
@@ -714,13 +718,23 @@ class GameRowsBuilder:
         columns["deal"] = deals
         bits = np.left_shift(np.uint32(1), deals.astype(np.uint32))
         for name, lo, hi in (("forehand_cards", 0, 10), ("middlehand_cards", 10, 20),
-                             ("rearhand_cards", 20, 30), ("skat_cards", 30, 32)):
+                             ("rearhand_cards", 20, 30)):
             columns[name] = np.bitwise_or.reduce(bits[:, lo:hi], axis=1)
         columns["ingest_id"] = pa.nulls(n, pa.string()) if self.ingest_id is None else \
             pa.array([self.ingest_id] * n, pa.string())
         games = table_from_columns("games", columns, n)
-        return {"games": games, "tricks": self._tricks_table(ids, games),
-                "auction": self._auction_table(ids)}
+        tricks = self._tricks_table(ids, games)
+        if computed:
+            from .computed import insert_computed
+
+            skat = np.bitwise_or.reduce(bits[:, 30:32], axis=1) if n else np.zeros(0, np.uint32)
+            games = insert_computed("games", games, {"skat_cards": skat})
+            cards = np.array(self._play_cards, dtype=np.uint8).reshape(-1, 3)
+            seats = np.array(self._play_seats, dtype=np.uint8).reshape(-1, 3)
+            tricks = insert_computed("tricks", tricks, {
+                "seat1": seats[:, 0], "seat2": seats[:, 1], "seat3": seats[:, 2],
+                "points": _POINTS[cards].sum(axis=1, dtype=np.uint8)})
+        return {"games": games, "tricks": tricks, "auction": self._auction_table(ids)}
 
     def _tricks_table(self, ids: np.ndarray, games: pa.Table) -> pa.Table:
         counts = np.array(self._trick_counts, dtype=np.int64)
@@ -740,9 +754,7 @@ class GameRowsBuilder:
             "trick_no": (rows - starts + 1).astype(np.uint8),
             "leader": seats[:, 0],
             "card1": cards[:, 0], "card2": cards[:, 1], "card3": cards[:, 2],
-            "seat1": seats[:, 0], "seat2": seats[:, 1], "seat3": seats[:, 2],
             "winner": seats[rows, winner_idx],
-            "points": _POINTS[cards].sum(axis=1, dtype=np.uint8),
         }, total)
 
     def _auction_table(self, ids: np.ndarray) -> pa.Table:
@@ -776,7 +788,7 @@ _RESULT_COLUMNS = (
     "recorded_rules", "extra_bids",
 )
 assert set(_META_COLUMNS) | set(_RESULT_COLUMNS) | {
-    "deal", "forehand_cards", "middlehand_cards", "rearhand_cards", "skat_cards", "ingest_id",
+    "deal", "forehand_cards", "middlehand_cards", "rearhand_cards", "ingest_id",
 } == set(GAMES_SCHEMA.names)
 
 

@@ -9,7 +9,9 @@ stored without ``moves`` (a simulated hand) is replayed from the move list its r
 (:func:`.rebuild.moves_from_rows`), so its trick and auction rows are the record. Every column
 the rules decide is compared: the result columns of ``games`` (outcome, ending, declarer,
 contract and announcements, skat and discard, bid, points, tricks, matadors, value, the
-move list) and its card masks, every ``tricks`` row and every ``auction`` row. It also
+move list) and its card masks, every ``tricks`` row and every ``auction`` row, including
+the columns the views compute (:mod:`.computed`: the engine's own seats, card points and
+skat against the views' formulas). It also
 reports game ids stored twice and trick or auction rows without their game. It works on
 logged and simulated games alike, so ``skatlog verify`` proves that a simulated run (or
 an ingest) holds nothing the rules engine would not produce.
@@ -23,12 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .computed import table_sql
 from .rebuild import (
     REBUILD_COLUMNS,
     TRICK_FIELDS,
     child_rows_sql,
     moves_from_rows,
-    parquet_list_sql,
 )
 
 #: ``games`` columns the replay recomputes and :func:`verify_rows` compares.
@@ -81,7 +83,7 @@ def _expected_rows(columns: dict[str, list[Any]], rows: list[int], records: list
                                                                "rearhand"))
         builder.add_simulated(record, SimulatedMeta(players=players),  # type: ignore[arg-type]
                               game_id=columns["game_id"][row])
-    tables = builder.tables()
+    tables = builder.tables(computed=True)
     games = {name: tables["games"].column(name).to_pylist() for name in CHECKED}
     tricks: dict[int, list[list[int]]] = {}
     for trick in tables["tricks"].to_pylist():
@@ -165,23 +167,23 @@ def _stored_query(files: dict[str, list[Path]], part: int = 0, parts: int = 1) -
     where = f" WHERE abs(game_id % {parts}) = {part}" if parts > 1 else ""
     games = ", ".join(f'g."{c}"' for c in (*INPUTS, *CHECKED))
     tricks, calls = child_rows_sql(
-        f"read_parquet({parquet_list_sql(files['tricks'])})" if files["tricks"] else None,
-        f"read_parquet({parquet_list_sql(files['auction'])})" if files["auction"] else None, where)
+        table_sql("tricks", files["tricks"]) if files["tricks"] else None,
+        table_sql("auction", files["auction"]) if files["auction"] else None, where)
     return (f"SELECT {games}, t.tricks, a.calls "
-            f"FROM (SELECT * FROM read_parquet({parquet_list_sql(files['games'])}){where}) g "
+            f"FROM (SELECT * FROM {table_sql('games', files['games'])}{where}) g "
             f"LEFT JOIN ({tricks}) t USING (game_id) LEFT JOIN ({calls}) a USING (game_id)")
 
 
 def _archive_problems(con: Any, files: dict[str, list[Path]]) -> list[str]:
     """Game ids stored twice, and trick or auction rows whose game is not stored."""
-    games = f"read_parquet({parquet_list_sql(files['games'])})"
+    games = table_sql("games", files["games"])
     problems = [f"{gid}: game stored {n} times" for gid, n in con.execute(
         f"SELECT game_id, count(*) FROM {games} GROUP BY game_id HAVING count(*) > 1 "
         f"ORDER BY game_id LIMIT {LISTED}").fetchall()]
     for table in ("tricks", "auction"):
         if files[table]:
             problems += [f"{gid}: {n} {table} rows without a game" for gid, n in con.execute(
-                f"SELECT game_id, count(*) FROM read_parquet({parquet_list_sql(files[table])}) "
+                f"SELECT game_id, count(*) FROM {table_sql(table, files[table])} "
                 f"WHERE game_id NOT IN (SELECT game_id FROM {games}) GROUP BY game_id "
                 f"ORDER BY game_id LIMIT {LISTED}").fetchall()]
     return problems

@@ -11,6 +11,7 @@ from skatlog.analytics import queries as q
 from skatlog.analytics.connect import AnalyticsError, check_where, connect
 from skatlog.analytics.stats import wilson_interval
 from skatlog.analytics.synthetic import write_sessions
+from skatlog.analytics.views import lazy_frames
 from skatlog.engine import Card, Rank
 from skatlog.ingest.archive import read_table
 
@@ -131,7 +132,7 @@ def test_auction_and_tricks(archive: Path, games: pl.DataFrame, played: pl.DataF
     declared = games.filter(pl.col("declarer").is_not_null())
     _check_rates(winners, {s: (declared.height, c) for s, c in
                            declared.group_by("declarer").len().rows()}, "seat")
-    tricks = pl.DataFrame(pl.from_arrow(read_table(archive, "tricks")))
+    tricks = lazy_frames(archive)["tricks"].collect()
     tricks = tricks.join(played.select("game_id", "declarer"), on="game_id")
     points = q.trick_points(con)
     assert points["n"].sum() == tricks.height

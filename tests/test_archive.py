@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -46,6 +47,7 @@ from skatlog.ingest.archive import (
     read_manifest,
     read_table,
 )
+from skatlog.ingest.computed import query_schema, query_table
 from skatlog.ingest.export import export_archive
 from skatlog.ingest.iss import format_iss
 from skatlog.ingest.jsonl import write_jsonl
@@ -54,6 +56,7 @@ from skatlog.ingest.pipeline import append_batches, ingest_games, ingest_paths
 from skatlog.ingest.schema import (
     GAMES_SCHEMA,
     TABLES,
+    TRICKS_SCHEMA,
     GameRowsBuilder,
     MovesError,
     SchemaError,
@@ -138,9 +141,13 @@ def test_rows_agree_with_the_engine() -> None:
     records = random_records(400, seed=5)
     builder = GameRowsBuilder("run-1")
     ids = [builder.add_log_game(log_game(r, i)) for i, r in enumerate(records)]
-    tables = builder.tables()
-    for name, table in tables.items():
+    stored = builder.tables()
+    for name, table in stored.items():
         assert table.schema == TABLES[name]
+    tables = builder.tables(computed=True)  # with the engine's seats, points and skat
+    for name in ("games", "tricks"):  # ... which the views' formulas reproduce
+        assert tables[name].schema == query_schema(name, TABLES[name])
+        assert query_table(name, stored[name]).equals(tables[name]), name
     games = {row["game_id"]: row for row in tables["games"].to_pylist()}
     tricks = tables["tricks"].to_pylist()
     calls = tables["auction"].to_pylist()
@@ -165,9 +172,9 @@ def test_rows_agree_with_the_engine() -> None:
         else:
             assert row["contract"] is None and row["passed"] == (result.outcome == "passed")
         mine = [t for t in tricks if t["game_id"] == gid]
-        assert [(t["leader"], (t["card1"], t["card2"], t["card3"]), t["winner"], t["points"])
-                for t in mine] == [(t.leader, tuple(t.cards), t.winner, t.points)
-                                   for t in record.tricks]
+        assert [(t["leader"], (t["card1"], t["card2"], t["card3"]), t["winner"], t["points"],
+                 (t["seat1"], t["seat2"], t["seat3"])) for t in mine] == [
+            (t.leader, tuple(t.cards), t.winner, t.points, t.seats) for t in record.tricks]
         assert [t["trick_no"] for t in mine] == list(range(1, len(mine) + 1))
         my_calls = [(c["seat"], c["kind"], c["value"]) for c in calls if c["game_id"] == gid]
         expected = []
@@ -375,10 +382,17 @@ def test_empty_archive_gives_every_view(tmp_path: Path) -> None:
     con = open_archive(tmp_path / "nothing-yet")
     for view in VIEWS:
         assert con.execute(f"SELECT count(*) FROM {view}").fetchone() == (0,)
-    assert [c[0] for c in con.execute("DESCRIBE games").fetchall()] == GAMES_SCHEMA.names
+    columns = query_schema("games", GAMES_SCHEMA).names
+    assert "skat_cards" in columns and len(columns) == len(GAMES_SCHEMA.names) + 1
+    assert [c[0] for c in con.execute("DESCRIBE games").fetchall()] == columns
+    assert [c[0] for c in con.execute("DESCRIBE tricks").fetchall()] == [
+        "game_id", "trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2", "seat3",
+        "winner", "points"]
     frames = lazy_frames(tmp_path / "nothing-yet")
     assert set(frames) == set(VIEWS)
-    assert frames["games"].collect().columns == GAMES_SCHEMA.names
+    assert frames["games"].collect().columns == columns
+    assert frames["tricks"].collect().schema == pl.from_arrow(
+        query_schema("tricks", TRICKS_SCHEMA).empty_table()).schema
     assert frames["sessions"].collect().columns == [
         c[0] for c in con.execute("DESCRIBE sessions").fetchall()]
 

@@ -16,6 +16,7 @@ from skatlog.engine.batch.kernel import MAX_CALLS
 from skatlog.engine.batch.tables import DECL_T, EFFECTIVE_T, LADDER_T
 from skatlog.engine.simulate import SimulationOptions, batch_tables, log_games
 from skatlog.engine.tricks import EFFECTIVE
+from skatlog.ingest.computed import query_table
 from skatlog.ingest.rebuild import TRICK_FIELDS, moves_from_rows
 from skatlog.ingest.schema import (
     CALL_KINDS,
@@ -114,7 +115,7 @@ def test_moves_text_is_the_archive_notation() -> None:
 def _rebuilt_moves(tables: dict) -> list[str]:
     """Every game's move list: the stored text, else rebuilt from its rows."""
     tricks: dict[int, list[list[int]]] = {}
-    for row in tables["tricks"].to_pylist():
+    for row in query_table("tricks", tables["tricks"]).to_pylist():
         tricks.setdefault(row["game_id"], []).append([row[f] for f in TRICK_FIELDS])
     calls: dict[int, list[list[int]]] = {}
     for row in tables["auction"].to_pylist():

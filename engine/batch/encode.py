@@ -20,7 +20,7 @@ from ..cards import DECK
 from ..contract import Contract, Declaration
 from .jit import njit
 from .kernel import GAME_COLUMNS
-from .tables import DECL_T, POINTS_T
+from .tables import DECL_T
 
 #: Two ASCII bytes per card name (``CJ``, ``ST``, ``D7``).
 CARD_NAME_T = np.array([[ord(c.name[0]), ord(c.name[1])] for c in DECK], dtype=np.uint8)
@@ -155,14 +155,10 @@ def needs_moves_text(batch: object) -> np.ndarray:
     return (col("decl") >= 0) & (col("pickup") != 0) & (col("declare_first") != 0)
 
 
-#: The seat after ``seat`` in play order (R8).
-_NEXT_SEAT = np.array([1, 2, 0], dtype=np.int64)
-
-
 @njit(nogil=True, error_model="numpy")
 def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
                 call_seats: np.ndarray, game: np.ndarray, discard: np.ndarray,
-                cards: np.ndarray, winners: np.ndarray, points: np.ndarray,
+                cards: np.ndarray, winners: np.ndarray,
                 text_rows: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                            np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -182,9 +178,9 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
         n_tricks += game[i, _COL_NCARDS] // 3
         n_rows += n_calls[i]
     text = np.empty(offsets[count], dtype=np.uint8)
-    masks = np.zeros((4, count), dtype=np.uint32)
+    masks = np.zeros((3, count), dtype=np.uint32)
     trick_ids = np.empty(n_tricks, dtype=np.int64)
-    trick = np.empty((10, n_tricks), dtype=np.uint8)  # TRICK_SMALL_COLUMNS
+    trick = np.empty((6, n_tricks), dtype=np.uint8)  # TRICK_SMALL_COLUMNS
     call_ids = np.empty(n_rows, dtype=np.int64)
     call = np.empty((2, n_rows), dtype=np.uint8)      # call_no, seat
     kind = np.empty(n_rows, dtype=np.int32)           # index into CALL_KINDS: bid hold pass
@@ -196,9 +192,9 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
         if text_rows[i]:
             _encode_row(i, n_calls, calls, call_seats, game, discard, cards, winners, text,
                         offsets[i], True)
-        for part in range(4):
+        for part in range(3):
             mask = 0
-            for k in range(10 * part, min(10 * part + 10, 32)):
+            for k in range(10 * part, 10 * part + 10):
                 mask |= 1 << int(deal[i, k])
             masks[part, i] = mask
         gid = ids[i]
@@ -214,11 +210,7 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
             trick[2, row] = c0
             trick[3, row] = c1
             trick[4, row] = c2
-            trick[5, row] = leader
-            trick[6, row] = _NEXT_SEAT[leader]
-            trick[7, row] = _NEXT_SEAT[_NEXT_SEAT[leader]]
-            trick[8, row] = winner
-            trick[9, row] = points[c0] + points[c1] + points[c2]
+            trick[5, row] = winner
             leader = winner
             row += 1
         current = 0
@@ -240,7 +232,7 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
 class BatchRows:
     """The row arrays of a simulated batch, ready to wrap as Arrow columns (no copy).
 
-    ``masks[part]`` is the ``forehand_cards`` .. ``skat_cards`` column; ``trick[k]`` the
+    ``masks[part]`` is the ``forehand_cards`` .. ``rearhand_cards`` column; ``trick[k]`` the
     :data:`TRICK_SMALL_COLUMNS` column ``k`` of the ``tricks`` rows (``trick_ids`` their
     game ids); ``call[0]``/``call[1]`` the ``auction`` rows' call_no and seat, ``kind`` an
     index into (bid, hold, pass), ``value`` the bid named or held (null where ``is_pass``).
@@ -265,7 +257,7 @@ def batch_rows(batch: object, ids: np.ndarray, text_rows: np.ndarray) -> BatchRo
     b = batch
     return BatchRows(ids, *_batch_rows(
         ids, b.deal, b.n_calls, b.calls, b.call_seats, b.game,  # type: ignore[attr-defined]
-        b.discard, b.cards, b.winners, POINTS_T,  # type: ignore[attr-defined]
+        b.discard, b.cards, b.winners,  # type: ignore[attr-defined]
         np.ascontiguousarray(text_rows, dtype=np.bool_)))
 
 
@@ -323,7 +315,6 @@ def run_ids(base: int, start: int, count: int) -> np.ndarray:
 
 
 #: Column names of :attr:`BatchRows.trick`, in order.
-TRICK_SMALL_COLUMNS = ("trick_no", "leader", "card1", "card2", "card3", "seat1", "seat2",
-                       "seat3", "winner", "points")
+TRICK_SMALL_COLUMNS = ("trick_no", "leader", "card1", "card2", "card3", "winner")
 
 

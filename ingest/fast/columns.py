@@ -17,7 +17,6 @@ from hashlib import blake2b
 import numpy as np
 import pyarrow as pa
 
-from skatlog.engine.cards import CARD_POINTS
 from skatlog.engine.contract import Contract
 from skatlog.engine.game import Ending
 
@@ -32,7 +31,6 @@ _CONTRACTS = pa.array([c.label for c in Contract], pa.string())
 _ENDINGS = pa.array([e.value for e in Ending], pa.string())
 _OUTCOMES = pa.array(list(OUTCOMES), pa.string())
 _CALL_KINDS = pa.array(list(CALL_KINDS), pa.string())
-_POINTS = np.array(CARD_POINTS, dtype=np.uint8)
 #: The ISS reader admits R18's off-ladder bids in every ISS record (games.extra_bids).
 _ISS_EXTRA_BIDS = [171, 189, 190]
 
@@ -154,10 +152,10 @@ def game_ids(scan_: ChunkScan, rows: np.ndarray) -> np.ndarray:
 
 
 def _masks(deals: np.ndarray) -> list[np.ndarray]:
-    """The 32-bit masks of Forehand's, Middlehand's, Rearhand's cards and the skat."""
-    bits = np.left_shift(np.uint32(1), deals.astype(np.uint32))
+    """The 32-bit masks of Forehand's, Middlehand's and Rearhand's cards."""
+    bits = np.left_shift(np.uint32(1), deals[:, :30].astype(np.uint32))
     return [np.bitwise_or.reduce(bits[:, a:b], axis=1).astype(np.uint32)
-            for a, b in ((0, 10), (10, 20), (20, 30), (30, 32))]
+            for a, b in ((0, 10), (10, 20), (20, 30))]
 
 
 # ------------------------------------------------------------------ the tables
@@ -237,7 +235,6 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
         "forehand_cards": masks[0],
         "middlehand_cards": masks[1],
         "rearhand_cards": masks[2],
-        "skat_cards": masks[3],
         "passed": outcome == K.OUT_PASSED,
         "outcome": _dict(outcome, _OUTCOMES),
         "ending": _dict(col[K.F_ENDING], _ENDINGS),
@@ -296,11 +293,7 @@ def _tricks_table(scan_: ChunkScan, sel: np.ndarray, ids: np.ndarray) -> pa.Tabl
         "card1": cards[:, 0].astype(np.uint8),
         "card2": cards[:, 1].astype(np.uint8),
         "card3": cards[:, 2].astype(np.uint8),
-        "seat1": leader.astype(np.uint8),
-        "seat2": ((leader + 1) % 3).astype(np.uint8),
-        "seat3": ((leader + 2) % 3).astype(np.uint8),
         "winner": flat[:, K.T_WINNER].astype(np.uint8),
-        "points": _POINTS[cards].sum(axis=1).astype(np.uint8),
     }
     return table_from_columns("tricks", columns, len(gid))
 

@@ -1,0 +1,151 @@
+"""Computed columns: the views derive tricks.seat1-3, tricks.points and games.skat_cards
+from the stored columns, agree with the engine, and read schema-1 partitions (which stored
+them) beside schema-2 ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skatlog.analytics.views import lazy_frames, open_archive
+from skatlog.engine import CARD_POINTS
+from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
+from skatlog.ingest.archive import committed_files
+from skatlog.ingest.computed import COMPUTED, query_schema, query_table, select_sql
+from skatlog.ingest.export import export_archive
+from skatlog.ingest.pipeline import ingest_paths
+from skatlog.ingest.schema import TABLES
+from skatlog.ingest.verify import verify_archive
+
+from .test_archive import random_records, write_iss_file
+
+
+def _archive(tmp_path: Path, name: str = "arc") -> Path:
+    """An archive of simulated hands (two runs) and logged games."""
+    archive = tmp_path / name
+    simulate_to_archive(archive, SimulationOptions(hands=300, seed=4,
+                                                   bots=("rules", "random", "rules")))
+    ingest_paths([write_iss_file(tmp_path / "logged.sgf", random_records(120, seed=3))],
+                 archive, progress=False)
+    return archive
+
+
+def _snapshot(archive: Path) -> dict[str, pl.DataFrame]:
+    con = open_archive(archive)
+    frames = lazy_frames(archive)
+    out = {}
+    for table, keys in (("games", ["game_id"]), ("tricks", ["game_id", "trick_no"])):
+        duck = con.sql(f"SELECT * FROM {table}").pl().sort(keys)
+        lazy = frames[table].collect().sort(keys)
+        assert duck.columns == lazy.columns == query_schema(table, TABLES[table]).names
+        for name in (c.name for c in COMPUTED[table]):
+            assert duck[name].to_list() == lazy[name].to_list(), name
+            assert lazy[name].dtype == (pl.UInt32 if name == "skat_cards" else pl.UInt8)
+        out[table] = lazy
+    return out
+
+
+def test_stored_partitions_leave_the_computed_columns_out(tmp_path: Path) -> None:
+    archive = _archive(tmp_path)
+    for table in ("games", "tricks"):
+        for path in committed_files(archive, table):
+            names = pq.read_schema(path).names
+            assert not {c.name for c in COMPUTED[table]} & set(names)
+            assert pq.read_schema(path).metadata[b"skatlog.schema_version"] == b"2"
+    snap = _snapshot(archive)
+    tricks, games = snap["tricks"], snap["games"]
+    # the views' values are the rules': play order (R8), card points (R1), the skat
+    assert (tricks["seat1"] == tricks["leader"]).all()
+    assert ((tricks["seat2"].cast(pl.Int32) - tricks["seat1"]) % 3 == 1).all()
+    assert ((tricks["seat3"].cast(pl.Int32) - tricks["seat2"]) % 3 == 1).all()
+    points = [sum(CARD_POINTS[c] for c in row) for row in
+              zip(tricks["card1"], tricks["card2"], tricks["card3"], strict=True)]
+    assert tricks["points"].to_list() == points
+    for deal, skat in zip(games["deal"], games["skat_cards"], strict=True):
+        assert skat == (1 << deal[30]) | (1 << deal[31])
+    report = verify_archive(archive)  # compares them with the engine's replay too
+    assert report.ok and report.checked == games.height
+
+
+def _as_schema_1(path: Path, table: str) -> None:
+    """Rewrite a partition as schema version 1 wrote it: computed columns stored."""
+    stored = pq.read_table(path)
+    full = query_table(table, stored)
+    metadata = dict(full.schema.metadata or {})
+    metadata[b"skatlog.schema_version"] = b"1"
+    pq.write_table(full.replace_schema_metadata(metadata), path)
+
+
+def test_schema_1_partitions_mix_with_schema_2(tmp_path: Path) -> None:
+    archive = _archive(tmp_path)
+    before = _snapshot(archive)
+    for table in ("games", "tricks"):
+        for path in committed_files(archive, table)[::2]:  # every other partition
+            _as_schema_1(path, table)
+    assert any(b"seat1" in pq.read_schema(p).to_string().encode()
+               for p in committed_files(archive, "tricks"))
+    after = _snapshot(archive)
+    for table in before:
+        assert after[table].equals(before[table]), table
+    assert verify_archive(archive).ok
+    # a new run appends schema-2 partitions to the old archive
+    manifest = json.loads((archive / "manifest.json").read_text())
+    manifest["schema_version"] = 1
+    (archive / "manifest.json").write_text(json.dumps(manifest))
+    simulate_to_archive(archive, SimulationOptions(hands=200, seed=5, bots=("random",) * 3))
+    assert json.loads((archive / "manifest.json").read_text())["schema_version"] == 2
+    grown = _snapshot(archive)
+    assert grown["games"].height == before["games"].height + 200
+    report = verify_archive(archive)
+    assert report.ok and report.checked == grown["games"].height
+    assert export_archive(archive, tmp_path / "all.jsonl", "jsonl") == grown["games"].height
+
+
+_CARDS = st.integers(0, 31)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), _CARDS, _CARDS, _CARDS), min_size=1, max_size=40))
+def test_sql_and_polars_formulas_agree_with_the_engine(rows: list[tuple[int, ...]]) -> None:
+    data = pa.table({
+        "game_id": pa.array([1] * len(rows), pa.int64()),
+        "trick_no": pa.array([1] * len(rows), pa.uint8()),
+        "leader": pa.array([r[0] for r in rows], pa.uint8()),
+        "card1": pa.array([r[1] for r in rows], pa.uint8()),
+        "card2": pa.array([r[2] for r in rows], pa.uint8()),
+        "card3": pa.array([r[3] for r in rows], pa.uint8()),
+        "winner": pa.array([r[0] for r in rows], pa.uint8()),
+    })
+    expected = [((lead + 0) % 3, (lead + 1) % 3, (lead + 2) % 3,
+                 CARD_POINTS[a] + CARD_POINTS[b] + CARD_POINTS[c]) for lead, a, b, c in rows]
+    con = duckdb.connect()
+    con.register("data", data)
+    via_sql = con.execute(f"SELECT seat1, seat2, seat3, points FROM "
+                          f"({select_sql('tricks', TABLES['tricks'], 'data')})").fetchall()
+    via_polars = query_table("tricks", data).select(["seat1", "seat2", "seat3", "points"])
+    assert via_sql == expected
+    assert [tuple(r.values()) for r in via_polars.to_pylist()] == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(list(range(32))))
+def test_skat_mask_formula(deal: list[int]) -> None:
+    masks = [sum(1 << c for c in deal[a:b]) for a, b in ((0, 10), (10, 20), (20, 30))]
+    data = pa.table({name: pa.array([m], pa.uint32()) for name, m in
+                     zip(("forehand_cards", "middlehand_cards", "rearhand_cards"), masks,
+                         strict=True)})
+    skat = (1 << deal[30]) | (1 << deal[31])
+    con = duckdb.connect()
+    con.register("data", data)
+    sql = next(c.sql for c in COMPUTED["games"] if c.name == "skat_cards")
+    assert con.execute(f"SELECT {sql} FROM data").fetchone() == (skat,)
+    polars = pl.from_arrow(data)
+    assert isinstance(polars, pl.DataFrame)
+    assert polars.select(COMPUTED["games"][0].polars()).item() == skat
