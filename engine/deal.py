@@ -31,6 +31,13 @@ class Deal:
         c = [DECK[x] for x in cards]
         return cls((tuple(c[0:10]), tuple(c[10:20]), tuple(c[20:30])), (c[30], c[31]))
 
+    def sorted(self) -> Deal:
+        """The same deal with each hand and the skat in card order (index order, see
+        :class:`Card`): the form of a deal whose dealing order is unknown or means nothing
+        (simulated hands), which the archive stores without its list (only the masks)."""
+        return Deal((tuple(sorted(self.hands[0])), tuple(sorted(self.hands[1])),
+                     tuple(sorted(self.hands[2]))), (min(self.skat), max(self.skat)))
+
     @property
     def cards(self) -> tuple[Card, ...]:
         """All 32 cards in ISS order (the three hands, then the skat)."""

@@ -37,6 +37,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
+from .computed import query_table, storage_form
 from .schema import SCHEMA_VERSION, TABLES, SchemaError
 
 DEFAULT_ARCHIVE = Path("data") / "archive"
@@ -264,13 +265,15 @@ def check_committed(archive: str | os.PathLike[str] | None) -> Manifest:
 
 def read_table(archive: str | os.PathLike[str] | None, table: str,
                columns: list[str] | None = None) -> pa.Table:
-    """A committed table read whole into memory (small tables, tests); empty if none."""
+    """A committed table read whole into memory (small tables, tests), as the views show
+    it (with the computed columns, :mod:`.computed`); empty if none."""
     files = committed_files(archive, table)
-    if not files:
-        empty = TABLES[table].empty_table()
-        return empty.select(columns) if columns else empty
-    return pa.concat_tables(
-        [pq.read_table(f, columns=columns, schema=TABLES[table]) for f in files])
+    if files:
+        stored = pa.concat_tables([pq.read_table(f, schema=TABLES[table]) for f in files])
+    else:
+        stored = TABLES[table].empty_table()
+    data = query_table(table, stored)
+    return data.select(columns) if columns else data
 
 
 def iter_batches(archive: str | os.PathLike[str] | None, table: str,
@@ -546,7 +549,7 @@ class PartitionFiles:
             self._writers[table] = writer
             self._paths[table] = path
             self._rows[table] = 0
-        writer.write_table(data, row_group_size=max(data.num_rows, 1))
+        writer.write_table(storage_form(table, data), row_group_size=max(data.num_rows, 1))
         self._rows[table] += data.num_rows
         if self._rows[table] >= ROWS_PER_FILE[table]:
             self.finish(table)

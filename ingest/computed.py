@@ -5,10 +5,18 @@ Some columns of the query schema repeat what other stored columns already say:
 ``tricks.seat1`` .. ``seat3``   the seats in play order: the leader, then clockwise (R8)
 ``tricks.points``               the card points of the trick's three cards (R1)
 ``games.skat_cards``            the two cards no seat holds (the complement of the hands)
+``games.deal``                  when each hand and the skat are in card order (every
+                                simulated hand, see :meth:`skatlog.engine.Deal.sorted`):
+                                stored null, and rebuilt from the three hands' masks
 
-Storing them cost a fifth of a simulated archive's bytes and of the Parquet writer's time
-(measured with ``bench/writer.py``), for values a scan recomputes in a few milliseconds
-per million rows. Partitions written with schema version 2 leave them out; the DuckDB
+Storing them cost two fifths of a simulated archive's bytes and a third of the Parquet
+writer's time (measured with ``bench/writer.py``). The seats, points and skat cost a scan
+a few milliseconds per million rows; a sorted deal costs about two seconds per million
+rows when a query reads ``deal`` (filters on cards are faster on the masks anyway:
+``bit_count(forehand_cards & 0x10101010)``).
+
+Partitions written with schema version 2 leave them out (:func:`storage_form` is what
+the archive's writer does to a ``games`` batch before writing it); the DuckDB
 views and polars frames of :mod:`skatlog.analytics.views` (and every internal reader:
 verify, export) compute them here, at their old place in the column order, with their
 old names and types, so a query cannot tell the difference. Partitions of schema
@@ -25,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 
 from skatlog.engine import CARD_POINTS
@@ -36,13 +45,65 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ComputedColumn:
     """One column a view computes: its name and type, the stored column it follows in
-    the query schema's column order, and its DuckDB and polars expressions."""
+    the query schema's column order, and its DuckDB and polars expressions. A ``fills``
+    column is stored, but null where the expression gives its value."""
 
     name: str
     type: pa.DataType
     after: str
     sql: str
     polars: Callable[[], pl.Expr]
+    fills: bool = False
+
+
+#: The deal's four parts in ISS order: Forehand's ten, Middlehand's, Rearhand's, the skat.
+DEAL_PARTS = ((0, 10), (10, 20), (20, 30), (30, 32))
+_MASKS = ("forehand_cards", "middlehand_cards", "rearhand_cards")
+_SKAT_SQL = "(~(forehand_cards | middlehand_cards | rearhand_cards))::UINTEGER"
+
+
+def _sorted_deal_sql() -> str:
+    parts = [f"list_filter(range(32), lambda c: (({mask}) >> c) & 1 = 1)"
+             for mask in (*_MASKS, _SKAT_SQL)]
+    return f"coalesce(deal, ({' || '.join(parts)})::UTINYINT[])"
+
+
+def _sorted_deal_polars() -> pl.Expr:
+    import polars as pl
+
+    masks = [pl.col(m) for m in _MASKS] + [_skat_polars()]
+    cards = [pl.when((mask & (1 << c)) != 0).then(pl.lit(c, pl.UInt8))
+             for mask in masks for c in range(32)]
+    return pl.coalesce(pl.col("deal"), pl.concat_list(cards).list.drop_nulls())
+
+
+def sorted_deal_rows(deals: np.ndarray) -> np.ndarray:
+    """Which rows of ``deals`` (n x 32 card indices) have each part in card order
+    (:meth:`skatlog.engine.Deal.sorted`): the deals the archive stores as null."""
+    ascending = deals[:, 1:] > deals[:, :-1]
+    inside = [k for a, b in DEAL_PARTS for k in range(a, b - 1)]  # pairs within a part
+    return np.all(ascending[:, inside], axis=1)
+
+
+def storage_form(table: str, data: pa.Table) -> pa.Table:
+    """``data`` (rows of ``table`` as builders make them) as the partitions store it:
+    a ``games.deal`` in card order becomes null (the views rebuild it from the masks).
+    Rows already in that form (a partition's rows copied again) are left as they are."""
+    if table != "games" or data.num_rows == 0:
+        return data
+    column = data.column("deal")
+    if column.null_count:
+        return data
+    deals = column.combine_chunks()
+    values = np.asarray(deals.flatten()).reshape(data.num_rows, 32)
+    stored = ~sorted_deal_rows(values)
+    if stored.all():
+        return data
+    index = data.schema.get_field_index("deal")
+    if not stored.any():
+        return data.set_column(index, "deal", pa.nulls(data.num_rows, deals.type))
+    kept = pa.ListArray.from_arrays(deals.offsets, deals.values, mask=pa.array(~stored))
+    return data.set_column(index, "deal", kept)
 
 
 def _points_sql() -> str:
@@ -82,9 +143,9 @@ def _skat_polars() -> pl.Expr:
 #: The computed columns of each table, in query-schema order.
 COMPUTED: dict[str, tuple[ComputedColumn, ...]] = {
     "games": (
-        ComputedColumn("skat_cards", pa.uint32(), "rearhand_cards",
-                       "(~(forehand_cards | middlehand_cards | rearhand_cards))::UINTEGER",
-                       _skat_polars),
+        ComputedColumn("deal", pa.list_(pa.uint8()), "dealer", _sorted_deal_sql(),
+                       _sorted_deal_polars, fills=True),
+        ComputedColumn("skat_cards", pa.uint32(), "rearhand_cards", _SKAT_SQL, _skat_polars),
     ),
     "tricks": (
         ComputedColumn("seat1", pa.uint8(), "card3", _seat_sql(0), _seat_polars(0)),
@@ -100,8 +161,11 @@ def query_schema(table: str, stored: pa.Schema) -> pa.Schema:
     at their place: the schema of the view."""
     schema = stored
     for column in COMPUTED.get(table, ()):
-        schema = schema.insert(schema.get_field_index(column.after) + 1,
-                               pa.field(column.name, column.type, nullable=False))
+        field = pa.field(column.name, column.type, nullable=False)
+        if column.fills:
+            schema = schema.set(schema.get_field_index(column.name), field)
+        else:
+            schema = schema.insert(schema.get_field_index(column.after) + 1, field)
     return schema
 
 
@@ -117,11 +181,14 @@ def select_sql(table: str, stored: pa.Schema, source: str) -> str:
 def with_computed(table: str, frame: pl.LazyFrame, stored: pa.Schema) -> pl.LazyFrame:
     """``frame`` (a scan of the table's stored columns) with the computed columns added,
     in the query schema's order."""
+    import polars as pl
+
     computed = COMPUTED.get(table, ())
     if not computed:
         return frame
     return (frame.with_columns(*(c.polars().alias(c.name) for c in computed))
-            .select(query_schema(table, stored).names))
+            .select(query_schema(table, stored).names)
+            .cast({c.name: pl.List(pl.UInt8) for c in computed if c.fills}))
 
 
 def parquet_list_sql(paths: Sequence[object]) -> str:
@@ -146,7 +213,7 @@ def insert_computed(table: str, stored: pa.Table, values: Mapping[str, object]) 
     schema = query_schema(table, stored.schema)
 
     def column(name: str) -> object:
-        if name in stored.schema.names:
+        if name in stored.schema.names and name not in values:
             return stored.column(name)
         value, type_ = values[name], schema.field(name).type
         if isinstance(value, pa.Array | pa.ChunkedArray):
@@ -170,3 +237,26 @@ def query_table(table: str, stored: pa.Table) -> pa.Table:
     assert isinstance(frame, pl.DataFrame)
     values = frame.select(*(c.polars().alias(c.name) for c in computed))
     return insert_computed(table, stored, {c.name: values[c.name].to_arrow() for c in computed})
+
+
+#: The stored columns a ``fills`` column is rebuilt from, with the column itself.
+FILL_INPUTS = {"deal": ("deal", *_MASKS)}
+
+
+def filled(table: str, data: pa.RecordBatch) -> pa.RecordBatch:
+    """``data`` (stored rows, e.g. a batch read straight from a partition) with its null
+    ``fills`` columns filled in (:data:`FILL_INPUTS` must be among its columns), by the
+    same polars expressions as the views."""
+    import polars as pl
+
+    for column in COMPUTED.get(table, ()):
+        if not column.fills or column.name not in data.schema.names:
+            continue
+        index = data.schema.get_field_index(column.name)
+        if data.column(index).null_count == 0:
+            continue
+        frame = pl.from_arrow(pa.Table.from_batches([data]).select(FILL_INPUTS[column.name]))
+        assert isinstance(frame, pl.DataFrame)
+        values = frame.select(column.polars()).to_series().to_arrow().cast(column.type)
+        data = data.set_column(index, column.name, values)
+    return data

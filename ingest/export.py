@@ -26,11 +26,14 @@ from typing import IO, Any
 import pyarrow as pa
 
 from .archive import ArchiveError, archive_path, check_committed, iter_batches
+from .computed import FILL_INPUTS, filled
 from .model import LogGame
 from .schema import EXPORT_COLUMNS, log_game_from_row
 from .simulated import export_identity
 
 EXPORT_FORMATS = ("iss", "jsonl")
+#: What export reads of ``games``: its columns and what a deal stored as null is rebuilt from.
+_READ_COLUMNS = list(dict.fromkeys([*EXPORT_COLUMNS, *FILL_INPUTS["deal"]]))
 RESULT_CHOICES = ("recorded", "computed", "auto", "none")
 
 
@@ -49,8 +52,8 @@ def iter_archive_games(archive: str | os.PathLike[str] | None = None,
     ``where(row)`` filters on the row's :data:`~.schema.EXPORT_COLUMNS`."""
     root = archive_path(archive)
     with ChildRows(root) as children:
-        for batch in iter_batches(root, "games", columns=list(EXPORT_COLUMNS),
-                                  batch_size=8192):
+        for stored in iter_batches(root, "games", columns=_READ_COLUMNS, batch_size=8192):
+            batch = filled("games", stored).select(list(EXPORT_COLUMNS))
             for row in _rows(batch, children.of(batch)):
                 if where is None or where(row):
                     yield _log_game(row)
@@ -228,8 +231,9 @@ def export_archive(
     count = 0
     try:
         with contextlib.ExitStack() as stack:
-            jobs = ((batch, fmt, result) for batch in iter_batches(
-                root, "games", columns=list(EXPORT_COLUMNS), batch_size=BATCH_ROWS))
+            jobs = ((filled("games", batch).select(list(EXPORT_COLUMNS)), fmt, result)
+                    for batch in iter_batches(root, "games", columns=_READ_COLUMNS,
+                                              batch_size=BATCH_ROWS))
             handle = stack.enter_context(_open_out(tmp, out.name))
             if workers > 1:
                 pool = stack.enter_context(mp.get_context("fork").Pool(

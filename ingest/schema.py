@@ -22,9 +22,10 @@ Conventions
   the DuckDB views provide the macro ``card_name(c)`` that gives the ISS name, e.g. ``CJ``).
   ``deal`` is the list of all 32 cards in ISS order (Forehand's ten, Middlehand's ten,
   Rearhand's ten, the skat; in DuckDB ``deal[1:10]`` is Forehand's hand, ``deal[31:32]`` the
-  skat); ``forehand_cards`` ... ``skat_cards`` (the last one computed) are the same cards
-  as 32-bit masks (bit ``c`` set when card ``c`` is held) for fast filters such as
-  ``bit_count(forehand_cards & 0x10101010)`` (jacks held).
+  skat; a simulated deal lists each part in card order, and the partitions store such a
+  deal as null, see :mod:`.computed`); ``forehand_cards`` ... ``skat_cards`` (the last one
+  computed) are the same cards as 32-bit masks (bit ``c`` set when card ``c`` is held) for
+  fast filters such as ``bit_count(forehand_cards & 0x10101010)`` (jacks held).
 * **Moves** (``games.moves``) are the complete move list, needed for lossless export, in
   skatlog's compact notation: tokens separated by one space, each token the seat digit
   followed by the action ::
@@ -171,7 +172,8 @@ GAMES_SCHEMA = _schema([
     _f("middlehand", _DICT),
     _f("rearhand", _DICT),
     _f("dealer", pa.int8()),                  # dealer's seat when known (Rearhand, R1)
-    _f("deal", _CARDS, False),                # 32 card indices, ISS order
+    _f("deal", _CARDS),                       # 32 card indices, ISS order; stored null
+                                              # when each hand is in card order (computed.py)
     _f("forehand_cards", pa.uint32(), False), # the same deal as 32-bit masks (the view
                                               # adds skat_cards, see computed.py)
     _f("middlehand_cards", pa.uint32(), False),

@@ -230,7 +230,8 @@ def difference(game: LogGame, claim: Claim, batch: Any, row: int) -> str:
     assert record is not None
     if record.recorded or record.extra_bids:
         return "it is replayed under the ISS rules, the simulator plays skatlog's (R9)"
-    if bytes(record.deal.cards) != batch.deal[row].astype(np.uint8).tobytes():
+    # the simulator stores a deal in card order (Deal.sorted); a file may list it otherwise
+    if bytes(record.deal.sorted().cards) != batch.deal[row].astype(np.uint8).tobytes():
         return "the deal is not the simulator's"
     for number, (logged, played) in enumerate(zip_longest(record.moves, batch.moves(row)), 1):
         if logged != played:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,10 +16,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skatlog.analytics.views import lazy_frames, open_archive
-from skatlog.engine import CARD_POINTS
+from skatlog.engine import CARD_POINTS, Deal
 from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
 from skatlog.ingest.archive import committed_files
-from skatlog.ingest.computed import COMPUTED, query_schema, query_table, select_sql
+from skatlog.ingest.computed import (
+    COMPUTED,
+    DEAL_PARTS,
+    filled,
+    query_schema,
+    query_table,
+    select_sql,
+    sorted_deal_rows,
+    storage_form,
+)
 from skatlog.ingest.export import export_archive
 from skatlog.ingest.pipeline import ingest_paths
 from skatlog.ingest.schema import TABLES
@@ -47,7 +57,8 @@ def _snapshot(archive: Path) -> dict[str, pl.DataFrame]:
         assert duck.columns == lazy.columns == query_schema(table, TABLES[table]).names
         for name in (c.name for c in COMPUTED[table]):
             assert duck[name].to_list() == lazy[name].to_list(), name
-            assert lazy[name].dtype == (pl.UInt32 if name == "skat_cards" else pl.UInt8)
+            assert lazy[name].dtype == {"skat_cards": pl.UInt32, "deal": pl.List(pl.UInt8)
+                                        }.get(name, pl.UInt8)
         out[table] = lazy
     return out
 
@@ -57,8 +68,13 @@ def test_stored_partitions_leave_the_computed_columns_out(tmp_path: Path) -> Non
     for table in ("games", "tricks"):
         for path in committed_files(archive, table):
             names = pq.read_schema(path).names
-            assert not {c.name for c in COMPUTED[table]} & set(names)
+            assert not {c.name for c in COMPUTED[table] if not c.fills} & set(names)
             assert pq.read_schema(path).metadata[b"skatlog.schema_version"] == b"2"
+    # a deal in card order (every simulated hand) is stored as null, a logged one is kept
+    stored = pa.concat_tables(pq.read_table(p, columns=["origin", "deal"])
+                              for p in committed_files(archive, "games")).to_pylist()
+    assert {row["origin"] for row in stored if row["deal"] is None} == {"simulated"}
+    assert {row["origin"] for row in stored if row["deal"] is not None} == {"log"}
     snap = _snapshot(archive)
     tricks, games = snap["tricks"], snap["games"]
     # the views' values are the rules': play order (R8), card points (R1), the skat
@@ -68,8 +84,11 @@ def test_stored_partitions_leave_the_computed_columns_out(tmp_path: Path) -> Non
     points = [sum(CARD_POINTS[c] for c in row) for row in
               zip(tricks["card1"], tricks["card2"], tricks["card3"], strict=True)]
     assert tricks["points"].to_list() == points
-    for deal, skat in zip(games["deal"], games["skat_cards"], strict=True):
+    for deal, skat, origin in zip(games["deal"], games["skat_cards"], games["origin"],
+                                  strict=True):
         assert skat == (1 << deal[30]) | (1 << deal[31])
+        engine = Deal.from_cards(deal)
+        assert (engine.sorted() == engine) == (origin == "simulated")
     report = verify_archive(archive)  # compares them with the engine's replay too
     assert report.ok and report.checked == games.height
 
@@ -144,8 +163,45 @@ def test_skat_mask_formula(deal: list[int]) -> None:
     skat = (1 << deal[30]) | (1 << deal[31])
     con = duckdb.connect()
     con.register("data", data)
-    sql = next(c.sql for c in COMPUTED["games"] if c.name == "skat_cards")
+    column = next(c for c in COMPUTED["games"] if c.name == "skat_cards")
+    sql = column.sql
     assert con.execute(f"SELECT {sql} FROM data").fetchone() == (skat,)
     polars = pl.from_arrow(data)
     assert isinstance(polars, pl.DataFrame)
-    assert polars.select(COMPUTED["games"][0].polars()).item() == skat
+    assert polars.select(column.polars()).item() == skat
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.permutations(list(range(32))), st.booleans()), min_size=1,
+                max_size=12))
+def test_storage_form_round_trips(rows: list[tuple[list[int], bool]]) -> None:
+    """Deals in card order are stored as null and rebuilt exactly, by polars (export) and
+    by SQL (the views); the others are stored as they are."""
+    deals = [Deal.from_cards(cards).sorted().cards if in_order else tuple(cards)
+             for cards, in_order in rows]
+    masks = {name: pa.array([sum(1 << c for c in deal[a:b]) for deal in deals], pa.uint32())
+             for name, (a, b) in zip(("forehand_cards", "middlehand_cards",
+                                      "rearhand_cards"), DEAL_PARTS, strict=False)}
+    logical = pa.table({"deal": pa.array([list(d) for d in deals], pa.list_(pa.uint8())),
+                        **masks})
+    stored = storage_form("games", logical)
+    in_order = [Deal.from_cards(d).sorted().cards == tuple(d) for d in deals]
+    assert [v is None for v in stored.column("deal").to_pylist()] == in_order
+    assert storage_form("games", stored).equals(stored)  # stored rows are left alone
+    rebuilt = filled("games", stored.to_batches()[0]).column("deal").to_pylist()
+    assert rebuilt == [list(d) for d in deals]
+    con = duckdb.connect()
+    con.register("stored", stored)
+    sql = next(c.sql for c in COMPUTED["games"] if c.name == "deal")
+    assert [r[0] for r in con.execute(f"SELECT {sql} FROM stored").fetchall()] == \
+        [list(d) for d in deals]
+
+
+def test_simulated_deals_are_in_card_order() -> None:
+    from skatlog.engine.batch import simulate_batch
+
+    batch = simulate_batch(7, 0, 500, ("random", "rules", "random"))
+    for row in range(len(batch)):
+        deal = batch.deal_of(row)
+        assert deal.sorted() == deal
+    assert sorted_deal_rows(batch.deal.astype(np.uint8)).all()

@@ -249,7 +249,10 @@ def deal_into(state: np.uint64, deal: np.ndarray, i: int, hands: np.ndarray
     Middlehand's, Rearhand's, the skat) and their masks into ``hands``; returns the state and
     the skat's mask. A uniform shuffle gives the same distribution as dealing 3 - 2 - 4 - 3
     (R1). Fisher-Yates from the top settles position ``k`` in step ``k``, so the masks are
-    built on the way."""
+    built on the way. The row is then rewritten with each hand and the skat in card order
+    (:meth:`~skatlog.engine.Deal.sorted`): the order within a hand means nothing in a
+    simulated hand (play reads the masks), and the archive stores such a deal in no space
+    (:mod:`skatlog.ingest.computed`)."""
     for k in range(32):
         deal[i, k] = k
     skat = 0
@@ -271,6 +274,21 @@ def deal_into(state: np.uint64, deal: np.ndarray, i: int, hands: np.ndarray
         else:
             h0 |= bit
     h0 |= 1 << deal[i, 0]
+    n0, n1, n2, n3 = 0, 10, 20, 30
+    for card in range(32):
+        bit = 1 << card
+        if h0 & bit:
+            deal[i, n0] = card
+            n0 += 1
+        elif h1 & bit:
+            deal[i, n1] = card
+            n1 += 1
+        elif h2 & bit:
+            deal[i, n2] = card
+            n2 += 1
+        else:
+            deal[i, n3] = card
+            n3 += 1
     hands[0] = h0
     hands[1] = h1
     hands[2] = h2
