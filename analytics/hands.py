@@ -48,8 +48,9 @@ def holds(column: str, card: Card) -> str:
 def register_hands(con: duckdb.DuckDBPyConnection) -> None:
     """Define the temporary view ``declarer_hands`` (games with a declarer, plus masks).
 
-    The archive stores each seat's dealt cards as a 32-bit mask (``forehand_cards`` ...
-    ``skat_cards``); the declarer's is picked by seat (0 Forehand, 1 Middlehand, 2 Rearhand).
+    The ``games`` view has each seat's dealt cards as a 32-bit mask (``forehand_cards`` ...
+    ``rearhand_cards`` stored, ``skat_cards`` computed); the declarer's is picked by seat
+    (0 Forehand, 1 Middlehand, 2 Rearhand).
     """
     con.execute("""
         CREATE OR REPLACE TEMP VIEW declarer_hands AS

@@ -11,9 +11,10 @@ Some columns of the query schema repeat what other stored columns already say:
 
 Storing them cost two fifths of a simulated archive's bytes and a third of the Parquet
 writer's time (measured with ``bench/writer.py``). The seats, points and skat cost a scan
-a few milliseconds per million rows; a sorted deal costs about two seconds per million
-rows when a query reads ``deal`` (filters on cards are faster on the masks anyway:
-``bit_count(forehand_cards & 0x10101010)``).
+a few milliseconds per million rows; a deal in card order costs about two seconds per
+million rows when a DuckDB query reads ``deal``, a fraction of that in polars and export
+(:func:`deals_from_masks`); filters on cards are faster on the masks anyway
+(``bit_count(forehand_cards & 0x10101010)``).
 
 Partitions written with schema version 2 leave them out (:func:`storage_form` is what
 the archive's writer does to a ``games`` batch before writing it); the DuckDB
@@ -68,13 +69,44 @@ def _sorted_deal_sql() -> str:
     return f"coalesce(deal, ({' || '.join(parts)})::UTINYINT[])"
 
 
+_BITS_SET = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
+_PART_SIZES = np.array([hi - lo for lo, hi in DEAL_PARTS], dtype=np.int64)
+_ROWS_AT_ONCE = 16_384
+
+
+def deals_from_masks(masks: np.ndarray) -> np.ndarray:
+    """The deals (n x 32 card indices, each part in card order) of ``masks`` (n x 3: the
+    three hands' 32-bit masks; the skat is the rest). ValueError when a row's masks are
+    not a deal (a hand without ten cards)."""
+    if masks.shape[0] > _ROWS_AT_ONCE:  # in slices: the temporaries stay in cache
+        return np.concatenate([deals_from_masks(masks[k:k + _ROWS_AT_ONCE])
+                               for k in range(0, masks.shape[0], _ROWS_AT_ONCE)])
+    n = masks.shape[0]
+    full = np.empty((n, 4), dtype="<u4")
+    full[:, :3] = masks
+    full[:, 3] = ~(full[:, 0] | full[:, 1] | full[:, 2])
+    octets = full.view(np.uint8)  # little-endian: octet k of part p holds cards 8k .. 8k+7
+    counts = _BITS_SET[octets].reshape(n, 4, 4).sum(axis=2)
+    if not np.array_equal(counts, np.broadcast_to(_PART_SIZES, counts.shape)):
+        raise ValueError("card masks that are not a deal (a hand without ten cards)")
+    # the set bits of a row, in order, are part 0's cards ascending, then part 1's, ...
+    bits = np.unpackbits(octets, axis=1, bitorder="little")  # [row, 32 * part + card]
+    return (np.flatnonzero(bits) & 31).astype(np.uint8).reshape(n, 32)
+
+
+def _deals_series(masks: pl.Series) -> pl.Series:
+    import polars as pl
+
+    columns = np.column_stack([masks.struct.field(m).to_numpy() for m in _MASKS])
+    return pl.Series(deals_from_masks(columns)).cast(pl.List(pl.UInt8))
+
+
 def _sorted_deal_polars() -> pl.Expr:
     import polars as pl
 
-    masks = [pl.col(m) for m in _MASKS] + [_skat_polars()]
-    cards = [pl.when((mask & (1 << c)) != 0).then(pl.lit(c, pl.UInt8))
-             for mask in masks for c in range(32)]
-    return pl.coalesce(pl.col("deal"), pl.concat_list(cards).list.drop_nulls())
+    rebuilt = pl.struct(_MASKS).map_batches(_deals_series, return_dtype=pl.List(pl.UInt8),
+                                            is_elementwise=True)
+    return pl.coalesce(pl.col("deal"), rebuilt)
 
 
 def sorted_deal_rows(deals: np.ndarray) -> np.ndarray:

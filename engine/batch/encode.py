@@ -278,7 +278,9 @@ def generator_fingerprint() -> bytes:
 
     digest = hashlib.sha256(ID_SCHEME)
     for bots in (("random", "random", "random"), ("rules", "random", "rules")):
-        probe = simulate_batch(0x5EED, 0, PROBE_HANDS, bots, threads=1)
+        # the deals in dealing order, as before deals were listed in card order (a storage
+        # matter that changes no play), so that run ids stay the same across that change
+        probe = simulate_batch(0x5EED, 0, PROBE_HANDS, bots, threads=1, in_card_order=False)
         for array in (probe.deal, probe.n_calls, probe.calls, probe.call_seats, probe.game,
                       probe.discard, probe.cards, probe.winners):
             digest.update(np.ascontiguousarray(array).tobytes())

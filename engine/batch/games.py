@@ -12,7 +12,14 @@ from ..contract import Contract, Declaration
 from ..deal import Deal
 from ..moves import Bid, Declare, Discard, Hold, Move, Pass, PickUp, Play
 from .jit import HAVE_NUMBA
-from .kernel import GAME_COLUMNS, MAX_CALLS, RANDOM_BOT, RULES_BOT, simulate_into
+from .kernel import (
+    GAME_COLUMNS,
+    MAX_CALLS,
+    RANDOM_BOT,
+    RULES_BOT,
+    list_in_card_order,
+    simulate_into,
+)
 from .tables import CALL_HOLD, CALL_PASS, DECL_T
 
 #: Bot names understood by the batch simulator, and their codes in the kernel.
@@ -144,12 +151,16 @@ def simulate_batch(
     count: int,
     bots: tuple[str, str, str] | list[str] = ("rules", "rules", "rules"),
     threads: int | None = None,
+    in_card_order: bool = True,
 ) -> BatchGames:
     """Simulate hands ``start .. start + count - 1`` of the run ``seed``.
 
     ``bots`` sit at table positions 0, 1, 2; the dealer rotates with the hand index, so every
     bot plays every seat. The result depends only on (seed, hand index, bots), never on
     ``threads`` (default: ``numba.get_num_threads()``, see ``simulate.set_workers``).
+    Each deal lists its hands and skat in card order (:func:`.kernel.list_in_card_order`);
+    ``in_card_order=False`` keeps the shuffled order instead (the generator fingerprint,
+    which dates from before, hashes that order, so run ids stay what they were).
     """
     if seed < 0 or start < 0 or count < 0:
         raise ValueError("seed, start and count must be non-negative")
@@ -168,12 +179,17 @@ def simulate_batch(
     winners = np.empty((count, 10), dtype=np.int8)
     arrays = (deal, n_calls, calls, call_seats, game, discard, cards, winners)
     slices = _slices(count, threads if threads is not None else _threads())
+
+    def play(begin: int, end: int) -> None:
+        simulate_into(seed, start + begin, codes, *(a[begin:end] for a in arrays))
+        if in_card_order:
+            list_in_card_order(deal[begin:end])
+
     if len(slices) == 1:
-        simulate_into(seed, start, codes, *arrays)
+        play(*slices[0])
     elif slices:
         with ThreadPoolExecutor(max_workers=len(slices)) as pool:
-            jobs = [pool.submit(simulate_into, seed, start + b, codes,
-                                *(a[b:e] for a in arrays)) for b, e in slices]
+            jobs = [pool.submit(play, b, e) for b, e in slices]
             for job in jobs:
                 job.result()
     return BatchGames(seed, start, (bots[0], bots[1], bots[2]), deal, n_calls, calls,

@@ -249,10 +249,7 @@ def deal_into(state: np.uint64, deal: np.ndarray, i: int, hands: np.ndarray
     Middlehand's, Rearhand's, the skat) and their masks into ``hands``; returns the state and
     the skat's mask. A uniform shuffle gives the same distribution as dealing 3 - 2 - 4 - 3
     (R1). Fisher-Yates from the top settles position ``k`` in step ``k``, so the masks are
-    built on the way. The row is then rewritten with each hand and the skat in card order
-    (:meth:`~skatlog.engine.Deal.sorted`): the order within a hand means nothing in a
-    simulated hand (play reads the masks), and the archive stores such a deal in no space
-    (:mod:`skatlog.ingest.computed`)."""
+    built on the way."""
     for k in range(32):
         deal[i, k] = k
     skat = 0
@@ -274,21 +271,6 @@ def deal_into(state: np.uint64, deal: np.ndarray, i: int, hands: np.ndarray
         else:
             h0 |= bit
     h0 |= 1 << deal[i, 0]
-    n0, n1, n2, n3 = 0, 10, 20, 30
-    for card in range(32):
-        bit = 1 << card
-        if h0 & bit:
-            deal[i, n0] = card
-            n0 += 1
-        elif h1 & bit:
-            deal[i, n1] = card
-            n1 += 1
-        elif h2 & bit:
-            deal[i, n2] = card
-            n2 += 1
-        else:
-            deal[i, n3] = card
-            n3 += 1
     hands[0] = h0
     hands[1] = h1
     hands[2] = h2
@@ -378,6 +360,23 @@ GAME_COLUMNS = (
     "game_value", "multiplier", "overbid", "schneider", "schwarz", "matadors",
     "declarer_points", "defender_points", "declarer_tricks", "defender_tricks",
 )
+
+
+@njit(nogil=True)
+def list_in_card_order(deal: np.ndarray) -> None:
+    """Rewrite every row of ``deal`` with each hand and the skat in card order
+    (:meth:`~skatlog.engine.Deal.sorted`). Play reads the hands' masks, so the order of the
+    listed cards means nothing in a simulated hand; in card order the archive stores the
+    deal in no space (:mod:`skatlog.ingest.computed`)."""
+    for i in range(deal.shape[0]):
+        for lo, hi in ((0, 10), (10, 20), (20, 30), (30, 32)):
+            for k in range(lo + 1, hi):  # insertion sort of ten cards at most
+                card = deal[i, k]
+                j = k - 1
+                while j >= lo and deal[i, j] > card:
+                    deal[i, j + 1] = deal[i, j]
+                    j -= 1
+                deal[i, j + 1] = card
 
 
 @njit(nogil=True)
