@@ -46,15 +46,19 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ComputedColumn:
     """One column a view computes: its name and type, the stored column it follows in
-    the query schema's column order, and its DuckDB and polars expressions. A ``fills``
-    column is stored, but null where the expression gives its value."""
+    the query schema's column order (None for a ``fills`` column: one that is stored,
+    but null where the expression gives its value), and its DuckDB and polars
+    expressions."""
 
     name: str
     type: pa.DataType
-    after: str
+    after: str | None
     sql: str
     polars: Callable[[], pl.Expr]
-    fills: bool = False
+
+    @property
+    def fills(self) -> bool:
+        return self.after is None
 
 
 #: The deal's four parts in ISS order: Forehand's ten, Middlehand's, Rearhand's, the skat.
@@ -74,24 +78,36 @@ _PART_SIZES = np.array([hi - lo for lo, hi in DEAL_PARTS], dtype=np.int64)
 _ROWS_AT_ONCE = 16_384
 
 
+class NotADeal(ValueError):
+    """Stored card masks that are not a deal (a damaged archive); ``row`` is the first such
+    row of the masks given."""
+
+    def __init__(self, row: int, message: str = "") -> None:
+        super().__init__(message or f"row {row}: the card masks are not a deal "
+                                    "(a hand without ten cards, or a card held twice)")
+        self.row = row
+
+
 def deals_from_masks(masks: np.ndarray) -> np.ndarray:
     """The deals (n x 32 card indices, each part in card order) of ``masks`` (n x 3: the
-    three hands' 32-bit masks; the skat is the rest). ValueError when a row's masks are
-    not a deal (a hand without ten cards)."""
-    if masks.shape[0] > _ROWS_AT_ONCE:  # in slices: the temporaries stay in cache
-        return np.concatenate([deals_from_masks(masks[k:k + _ROWS_AT_ONCE])
-                               for k in range(0, masks.shape[0], _ROWS_AT_ONCE)])
+    three hands' 32-bit masks; the skat is the rest). :class:`NotADeal` when a row's
+    masks are not a deal."""
     n = masks.shape[0]
     full = np.empty((n, 4), dtype="<u4")
     full[:, :3] = masks
     full[:, 3] = ~(full[:, 0] | full[:, 1] | full[:, 2])
     octets = full.view(np.uint8)  # little-endian: octet k of part p holds cards 8k .. 8k+7
     counts = _BITS_SET[octets].reshape(n, 4, 4).sum(axis=2)
-    if not np.array_equal(counts, np.broadcast_to(_PART_SIZES, counts.shape)):
-        raise ValueError("card masks that are not a deal (a hand without ten cards)")
-    # the set bits of a row, in order, are part 0's cards ascending, then part 1's, ...
-    bits = np.unpackbits(octets, axis=1, bitorder="little")  # [row, 32 * part + card]
-    return (np.flatnonzero(bits) & 31).astype(np.uint8).reshape(n, 32)
+    bad = np.flatnonzero(np.any(counts != _PART_SIZES, axis=1))
+    if len(bad):
+        raise NotADeal(int(bad[0]))
+    # in slices, so that the temporaries stay in cache: the set bits of a row, in order,
+    # are part 0's cards ascending, then part 1's, ...
+    deals = np.empty((n, 32), dtype=np.uint8)
+    for k in range(0, n, _ROWS_AT_ONCE):
+        bits = np.unpackbits(octets[k:k + _ROWS_AT_ONCE], axis=1, bitorder="little")
+        deals[k:k + _ROWS_AT_ONCE] = (np.flatnonzero(bits) & 31).reshape(-1, 32)
+    return deals
 
 
 def _deals_series(masks: pl.Series) -> pl.Series:
@@ -175,8 +191,8 @@ def _skat_polars() -> pl.Expr:
 #: The computed columns of each table, in query-schema order.
 COMPUTED: dict[str, tuple[ComputedColumn, ...]] = {
     "games": (
-        ComputedColumn("deal", pa.list_(pa.uint8()), "dealer", _sorted_deal_sql(),
-                       _sorted_deal_polars, fills=True),
+        ComputedColumn("deal", pa.list_(pa.uint8()), None, _sorted_deal_sql(),
+                       _sorted_deal_polars),
         ComputedColumn("skat_cards", pa.uint32(), "rearhand_cards", _SKAT_SQL, _skat_polars),
     ),
     "tricks": (
@@ -194,7 +210,7 @@ def query_schema(table: str, stored: pa.Schema) -> pa.Schema:
     schema = stored
     for column in COMPUTED.get(table, ()):
         field = pa.field(column.name, column.type, nullable=False)
-        if column.fills:
+        if column.after is None:  # stored, and filled in
             schema = schema.set(schema.get_field_index(column.name), field)
         else:
             schema = schema.insert(schema.get_field_index(column.after) + 1, field)
@@ -213,14 +229,12 @@ def select_sql(table: str, stored: pa.Schema, source: str) -> str:
 def with_computed(table: str, frame: pl.LazyFrame, stored: pa.Schema) -> pl.LazyFrame:
     """``frame`` (a scan of the table's stored columns) with the computed columns added,
     in the query schema's order."""
-    import polars as pl
 
     computed = COMPUTED.get(table, ())
     if not computed:
         return frame
     return (frame.with_columns(*(c.polars().alias(c.name) for c in computed))
-            .select(query_schema(table, stored).names)
-            .cast({c.name: pl.List(pl.UInt8) for c in computed if c.fills}))
+            .select(query_schema(table, stored).names))
 
 
 def parquet_list_sql(paths: Sequence[object]) -> str:
@@ -271,24 +285,31 @@ def query_table(table: str, stored: pa.Table) -> pa.Table:
     return insert_computed(table, stored, {c.name: values[c.name].to_arrow() for c in computed})
 
 
-#: The stored columns a ``fills`` column is rebuilt from, with the column itself.
-FILL_INPUTS = {"deal": ("deal", *_MASKS)}
+#: The stored ``games`` columns :func:`with_deals` reads: the deal and the masks.
+DEAL_INPUTS = ("game_id", "deal", *_MASKS)
 
 
-def filled(table: str, data: pa.RecordBatch) -> pa.RecordBatch:
-    """``data`` (stored rows, e.g. a batch read straight from a partition) with its null
-    ``fills`` columns filled in (:data:`FILL_INPUTS` must be among its columns), by the
-    same polars expressions as the views."""
-    import polars as pl
-
-    for column in COMPUTED.get(table, ()):
-        if not column.fills or column.name not in data.schema.names:
-            continue
-        index = data.schema.get_field_index(column.name)
-        if data.column(index).null_count == 0:
-            continue
-        frame = pl.from_arrow(pa.Table.from_batches([data]).select(FILL_INPUTS[column.name]))
-        assert isinstance(frame, pl.DataFrame)
-        values = frame.select(column.polars()).to_series().to_arrow().cast(column.type)
-        data = data.set_column(index, column.name, values)
-    return data
+def with_deals(games: pa.RecordBatch) -> pa.RecordBatch:
+    """``games`` (stored rows with :data:`DEAL_INPUTS`, e.g. a batch read straight from a
+    partition) with every null ``deal`` rebuilt from the masks (:func:`deals_from_masks`,
+    as the polars frames do). :class:`NotADeal` names the game whose masks are damaged."""
+    index = games.schema.get_field_index("deal")
+    stored = games.column(index)
+    if stored.null_count == 0:
+        return games
+    missing = np.asarray(stored.is_null().to_numpy(zero_copy_only=False))
+    masks = np.column_stack([games.column(m).to_numpy() for m in _MASKS])[missing]
+    try:
+        rebuilt = deals_from_masks(masks)
+    except NotADeal as err:
+        game_id = games.column("game_id")[int(np.flatnonzero(missing)[err.row])]
+        raise NotADeal(err.row, f"game {game_id}: the card masks are not a deal "
+                                "(a hand without ten cards, or a card held twice)") from None
+    deals = np.empty((games.num_rows, 32), dtype=np.uint8)
+    deals[missing] = rebuilt
+    if not missing.all():
+        kept = stored.filter(pa.array(~missing))
+        deals[~missing] = np.asarray(kept.flatten()).reshape(-1, 32)
+    offsets = pa.array(np.arange(0, 32 * games.num_rows + 1, 32, dtype=np.int32))
+    values = pa.ListArray.from_arrays(offsets, pa.array(deals.reshape(-1)))
+    return games.set_column(index, "deal", values.cast(stored.type))

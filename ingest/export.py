@@ -26,14 +26,14 @@ from typing import IO, Any
 import pyarrow as pa
 
 from .archive import ArchiveError, archive_path, check_committed, iter_batches
-from .computed import FILL_INPUTS, filled
+from .computed import DEAL_INPUTS, NotADeal, with_deals
 from .model import LogGame
 from .schema import EXPORT_COLUMNS, log_game_from_row
 from .simulated import export_identity
 
 EXPORT_FORMATS = ("iss", "jsonl")
 #: What export reads of ``games``: its columns and what a deal stored as null is rebuilt from.
-_READ_COLUMNS = list(dict.fromkeys([*EXPORT_COLUMNS, *FILL_INPUTS["deal"]]))
+_READ_COLUMNS = list(dict.fromkeys([*EXPORT_COLUMNS, *DEAL_INPUTS]))
 RESULT_CHOICES = ("recorded", "computed", "auto", "none")
 
 
@@ -53,7 +53,7 @@ def iter_archive_games(archive: str | os.PathLike[str] | None = None,
     root = archive_path(archive)
     with ChildRows(root) as children:
         for stored in iter_batches(root, "games", columns=_READ_COLUMNS, batch_size=8192):
-            batch = filled("games", stored).select(list(EXPORT_COLUMNS))
+            batch = _export_columns(stored)
             for row in _rows(batch, children.of(batch)):
                 if where is None or where(row):
                     yield _log_game(row)
@@ -177,6 +177,15 @@ def _format_batch(job: tuple[pa.RecordBatch, str, str], children: ChildRows | No
     return "".join(write(_log_game(row), result=result) + "\n" for row in rows), len(rows)
 
 
+def _export_columns(stored: pa.RecordBatch) -> pa.RecordBatch:
+    """A stored batch of ``games`` as export reads it: :data:`~.schema.EXPORT_COLUMNS`,
+    with every deal (a deal stored as null rebuilt from the masks)."""
+    try:
+        return with_deals(stored).select(list(EXPORT_COLUMNS))
+    except NotADeal as err:  # a damaged archive: the content, like a stored illegal move
+        raise StoredGameError(str(err)) from None
+
+
 def _log_game(row: dict) -> LogGame:
     """:func:`log_game_from_row`, with a row that does not replay (a damaged archive: an
     illegal stored move, a move list its rows cannot make) named by its game id. A
@@ -231,7 +240,7 @@ def export_archive(
     count = 0
     try:
         with contextlib.ExitStack() as stack:
-            jobs = ((filled("games", batch).select(list(EXPORT_COLUMNS)), fmt, result)
+            jobs = ((_export_columns(batch), fmt, result)
                     for batch in iter_batches(root, "games", columns=_READ_COLUMNS,
                                               batch_size=BATCH_ROWS))
             handle = stack.enter_context(_open_out(tmp, out.name))

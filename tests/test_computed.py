@@ -24,12 +24,12 @@ from skatlog.ingest.computed import (
     COMPUTED,
     DEAL_PARTS,
     deals_from_masks,
-    filled,
     query_schema,
     query_table,
     select_sql,
     sorted_deal_rows,
     storage_form,
+    with_deals,
 )
 from skatlog.ingest.export import export_archive
 from skatlog.ingest.pipeline import ingest_paths
@@ -190,7 +190,7 @@ def test_storage_form_round_trips(rows: list[tuple[list[int], bool]]) -> None:
     in_order = [Deal.from_cards(d).sorted().cards == tuple(d) for d in deals]
     assert [v is None for v in stored.column("deal").to_pylist()] == in_order
     assert storage_form("games", stored).equals(stored)  # stored rows are left alone
-    rebuilt = filled("games", stored.to_batches()[0]).column("deal").to_pylist()
+    rebuilt = with_deals(stored.to_batches()[0]).column("deal").to_pylist()
     assert rebuilt == [list(d) for d in deals]
     con = duckdb.connect()
     con.register("stored", stored)
@@ -237,3 +237,32 @@ def test_listing_deals_in_card_order_changes_no_play_and_no_run_id() -> None:
     # pinned: changes only with play (rules, bots, the shuffle), never with storage
     assert run_base(4, bots) == 12982214126827726670
     assert run_base(1, ("random",) * 3) == 6563801139002566853
+
+
+def test_damaged_masks_stop_export_with_the_game_named(tmp_path: Path) -> None:
+    """A simulated deal is stored as its masks only; masks that are not a deal (a damaged
+    partition) make export fail with the game's id and exit 1, not a traceback, and leave
+    no output file."""
+    from typer.testing import CliRunner
+
+    from skatlog.cli import app
+    from skatlog.ingest.export import StoredGameError
+
+    archive = tmp_path / "arc"
+    simulate_to_archive(archive, SimulationOptions(hands=200, seed=2, bots=("random",) * 3))
+    path = committed_files(archive, "games")[0]
+    data = pq.read_table(path)
+    masks = data.column("forehand_cards").to_pylist()
+    masks[7] |= 0xFFFF  # Forehand now holds cards of the other hands too
+    index = data.schema.get_field_index("forehand_cards")
+    pq.write_table(data.set_column(index, data.schema.field(index),
+                                   pa.array(masks, pa.uint32())), path)
+    game_id = data.column("game_id")[7].as_py()
+    with pytest.raises(StoredGameError, match=f"game {game_id}: the card masks are not a deal"):
+        export_archive(archive, tmp_path / "out.jsonl", "jsonl")
+    result = CliRunner().invoke(app, ["export", "--archive", str(archive), "--format", "iss",
+                                      "--out", str(tmp_path / "out.sgf")])
+    assert result.exit_code == 1
+    assert f"game {game_id}: the card masks are not a deal" in result.output + result.stderr
+    assert "Traceback" not in result.output + result.stderr
+    assert not list(tmp_path.glob("out.*")) and not list(tmp_path.glob(".out.*"))
