@@ -1,54 +1,48 @@
-"""The auction (R3, R4) as a state machine: who speaks, which calls are legal, who declares."""
+"""The auction (R3, R4) as a typed state machine over the rules core's auction steps."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Collection
+from . import core
+from .errors import IllegalBid, RuleError, WrongPlayer
+from .moves import AuctionCall, Bid, Hold, Pass
+from .rules import ISKO, Rules
 
-from .errors import IllegalBid, WrongPlayer
-from .moves import FOREHAND, MIDDLEHAND, REARHAND, AuctionCall, Bid, Hold, Pass
-
-
-def _ladder() -> tuple[int, ...]:
-    """The 63 legal bids (R3): multiples 2..18 of 9-12, 2..11 of 24, and the null values."""
-    values = {base * k for base in (9, 10, 11, 12) for k in range(2, 19)}
-    values |= {24 * k for k in range(2, 12)}
-    values |= {23, 35, 46, 59}
-    return tuple(sorted(values))
-
-
-BID_LADDER: tuple[int, ...] = _ladder()
+#: The 63 legal bids (R3), lowest first.
+BID_LADDER: tuple[int, ...] = core.BID_LADDER
 LADDER_SET = frozenset(BID_LADDER)
 #: Non-ladder bids the ISS server accepted (R18); never legal in skatlog's own games.
-ISS_EXTRA_BIDS = frozenset({171, 189, 190})
-MIN_BID = BID_LADDER[0]
+ISS_EXTRA_BIDS = frozenset(core.ISS_EXTRA_BIDS)
+MIN_BID = core.MIN_BID
 
-assert len(BID_LADDER) == 63 and BID_LADDER[-1] == 264
+#: The core's call code of a bid that is no value at all (out of range): never allowed.
+_NOT_A_VALUE = 2
 
 
 class Auction:
-    """The bidding duels of one hand (R4).
+    """The bidding duels of one hand (R4), played under ``rules``.
 
     Middlehand speaks to Forehand; the survivor listens to Rearhand; if Middlehand and
-    Rearhand both pass without any bid, Forehand may take the game at 18 or pass.
-    ``extra_bids`` admits ISS's off-ladder values when replaying ISS records (R18).
+    Rearhand both pass without any bid, Forehand may take the game at 18 or pass. The state
+    is the core's ``(stage, speaker, listener, to_act, bid)``; :func:`core.auction_error` and
+    :func:`core.auction_step` decide every call.
     """
 
-    __slots__ = ("bid", "declarer", "done", "extra", "listener", "speaker", "stage", "to_act")
+    __slots__ = ("bid", "declarer", "flags", "listener", "rules", "speaker", "stage", "to_act")
 
-    def __init__(self, extra_bids: Collection[int] = ()) -> None:
-        self.speaker = MIDDLEHAND
-        self.listener = FOREHAND
-        self.to_act = MIDDLEHAND
-        self.bid = 0
-        #: 1: Middlehand vs Forehand; 2: Rearhand vs survivor; 3: Forehand's 18-or-pass.
-        self.stage = 1
+    def __init__(self, rules: Rules = ISKO) -> None:
+        self.rules = rules
+        self.flags = rules.flags
+        #: 1: Middlehand vs Forehand; 2: Rearhand vs survivor; 3: Forehand's 18-or-pass;
+        #: 0 (``core.AUCTION_DONE``) when the auction is over.
+        self.stage, self.speaker, self.listener, self.to_act, self.bid = core.AUCTION_START
         self.declarer: int | None = None
-        self.done = False
-        self.extra = frozenset(extra_bids)
+
+    @property
+    def done(self) -> bool:
+        return self.stage == core.AUCTION_DONE
 
     def legal_calls(self) -> list[AuctionCall]:
-        """Every call the seat to act may make now."""
+        """Every call the seat to act may make now (ladder bids only, R3)."""
         if self.done:
             return []
         seat = self.to_act
@@ -56,72 +50,51 @@ class Auction:
             return [Bid(seat, MIN_BID), Pass(seat)]
         if seat == self.listener:
             return [Hold(seat), Pass(seat)]
-        start = bisect_right(BID_LADDER, self.bid)
-        calls: list[AuctionCall] = [Bid(seat, v) for v in BID_LADDER[start:]]
+        above = int(core.NEXT_BID[self.bid]) if self.bid < len(core.NEXT_BID) else len(BID_LADDER)
+        calls: list[AuctionCall] = [Bid(seat, v) for v in BID_LADDER[above:]]
         calls.append(Pass(seat))
         return calls
 
     def check(self, call: AuctionCall) -> None:
         """Raise a typed error unless ``call`` is legal now (R3, R4)."""
-        if self.done:
-            raise IllegalBid("the auction is over", rule="R4", move=call)
-        if call.seat != self.to_act:
-            raise WrongPlayer(
-                f"seat {call.seat} called but seat {self.to_act} is to speak", rule="R4", move=call
-            )
-        if isinstance(call, Bid):
-            if self.stage == 3:
-                if call.value != MIN_BID:
-                    raise IllegalBid(
-                        f"Forehand may only take the game at 18, not {call.value}",
-                        rule="R4", move=call,
-                    )
-                return
-            if call.seat == self.listener:
-                raise IllegalBid("the listener holds or passes, it does not bid", rule="R4",
-                                 move=call)
-            if call.value not in LADDER_SET and call.value not in self.extra:
-                raise IllegalBid(f"{call.value} is not a value on the bidding ladder", rule="R3",
-                                 move=call)
-            if call.value <= self.bid:
-                raise IllegalBid(f"bid {call.value} is not higher than {self.bid}", rule="R3",
-                                 move=call)
-        elif isinstance(call, Hold):
-            if self.stage == 3 or call.seat != self.listener:
-                raise IllegalBid("only the listener can hold a bid", rule="R4", move=call)
-        elif not isinstance(call, Pass):
+        if not isinstance(call, (Bid, Hold, Pass)):
             raise IllegalBid(f"not an auction call: {call!r}", rule="R4", move=call)
+        error = core.auction_error(self.stage, self.listener, self.to_act, self.bid,
+                                   call.seat, _code(call), self.flags)
+        if error:
+            raise _error(error, call, self)
 
     def apply(self, call: AuctionCall) -> None:
         """Apply a call without checking it (see :meth:`check`)."""
-        if self.stage == 3:
-            self.done = True
-            if isinstance(call, Bid):
-                self.bid = call.value
-                self.declarer = FOREHAND
-            return
-        if isinstance(call, Bid):
-            self.bid = call.value
-            self.to_act = self.listener
-        elif isinstance(call, Hold):
-            self.to_act = self.speaker
-        else:
-            survivor = self.listener if call.seat == self.speaker else self.speaker
-            self._duel_over(survivor)
+        stage, speaker, listener, to_act, bid, declarer = core.auction_step(
+            self.stage, self.speaker, self.listener, self.to_act, self.bid, call.seat,
+            _code(call))
+        self.stage, self.speaker, self.listener = int(stage), int(speaker), int(listener)
+        self.to_act, self.bid = int(to_act), int(bid)
+        if declarer >= 0:
+            self.declarer = int(declarer)
 
-    def _duel_over(self, survivor: int) -> None:
-        if self.stage == 1:
-            self.stage = 2
-            self.speaker, self.listener = REARHAND, survivor
-            self.to_act = REARHAND
-        elif self.bid:
-            self.done = True
-            self.declarer = survivor
-        else:
-            self.stage = 3
-            self.speaker = self.listener = self.to_act = FOREHAND
 
-    @property
-    def all_passed(self) -> bool:
-        """True when the hand is skipped: everyone passed without a bid (R4)."""
-        return self.done and self.declarer is None
+def _code(call: AuctionCall) -> int:
+    """The core's integer for a call: its value for a bid, ``CALL_HOLD`` or ``CALL_PASS``."""
+    if isinstance(call, Bid):
+        value = call.value
+        return value if core.CALL_HOLD < value < 2**31 else _NOT_A_VALUE
+    return core.CALL_HOLD if isinstance(call, Hold) else core.CALL_PASS
+
+
+def _error(error: int, call: AuctionCall, auction: Auction) -> RuleError:
+    """The typed error, with its message and rule, for one of the core's ``A_*`` codes."""
+    value = call.value if isinstance(call, Bid) else None
+    if error == core.A_NOT_YOUR_TURN:
+        return WrongPlayer(f"seat {call.seat} called but seat {auction.to_act} is to speak",
+                           rule="R4", move=call)
+    message, rule = {
+        core.A_OVER: ("the auction is over", "R4"),
+        core.A_ONLY_18: (f"Forehand may only take the game at 18, not {value}", "R4"),
+        core.A_LISTENER_BIDS: ("the listener holds or passes, it does not bid", "R4"),
+        core.A_OFF_LADDER: (f"{value} is not a value on the bidding ladder", "R3"),
+        core.A_NOT_HIGHER: (f"bid {value} is not higher than {auction.bid}", "R3"),
+        core.A_HOLD_NOT_LISTENER: ("only the listener can hold a bid", "R4"),
+    }[error]
+    return IllegalBid(message, rule=rule, move=call)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
 
+from . import core
+
 
 class Suit(IntEnum):
     """The four suits, ordered by rank: clubs > spades > hearts > diamonds (R1)."""
@@ -46,8 +48,8 @@ class Rank(IntEnum):
 SUIT_LETTERS = "DHSC"
 RANK_LETTERS = "789TJQKA"
 
-#: Card points per rank (R1): A 11, 10 10, K 4, Q 3, J 2, 9/8/7 0.
-RANK_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
+#: Card points per rank (R1): A 11, 10 10, K 4, Q 3, J 2, 9/8/7 0 (from the rules core).
+RANK_POINTS = core.RANK_POINTS
 
 
 class CardError(ValueError):
@@ -134,11 +136,7 @@ _BY_NAME: dict[str, Card] = {card.name: card for card in Card}
 #: All 32 cards in index order.
 DECK: tuple[Card, ...] = tuple(Card)
 #: Card points by card index; they total 120 (R1).
-CARD_POINTS: tuple[int, ...] = tuple(RANK_POINTS[c & 7] for c in range(32))
-FULL_MASK = (1 << 32) - 1
-JACKS_MASK = sum(1 << (s * 8 + Rank.JACK) for s in range(4))
-
-assert sum(CARD_POINTS) == 120
+CARD_POINTS: tuple[int, ...] = tuple(int(p) for p in core.POINTS)
 
 
 def mask_of(cards: Iterable[int]) -> int:
@@ -163,8 +161,8 @@ def iter_bits(mask: int) -> Iterator[int]:
 
 
 def points_of(mask: int) -> int:
-    """The card points in ``mask``."""
-    return sum(CARD_POINTS[i] for i in iter_bits(mask))
+    """The card points in ``mask`` (R1)."""
+    return int(core.mask_points(mask))
 
 
 def parse_cards(text: str, sep: str = ".") -> list[Card]:

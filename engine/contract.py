@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from . import core
 from .errors import IllegalDeclaration
 
 
@@ -45,12 +46,16 @@ class Contract(IntEnum):
 
 
 #: Base values (R5): diamonds 9, hearts 10, spades 11, clubs 12, grand 24; null has fixed values.
-BASE_VALUES = (9, 10, 11, 12, 24, 23)
+BASE_VALUES = core.BASE_VALUES
+null_value = core.null_value
 
-
-def null_value(hand: bool, ouvert: bool) -> int:
-    """Fixed null values (R5): 23 plain, 35 hand, 46 ouvert, 59 ouvert hand."""
-    return (59 if hand else 46) if ouvert else (35 if hand else 23)
+#: What each of the core's declaration errors means, and the rule it cites.
+_DECLARATION_ERRORS = {
+    core.D_NULL_ANNOUNCES: ("null cannot announce schneider or schwarz", "R6"),
+    core.D_ANNOUNCE_NOT_HAND: ("announcements are legal only in hand games", "R6"),
+    core.D_SCHWARZ_ALONE: ("schwarz announced implies schneider announced", "R6"),
+    core.D_OUVERT_ALONE: ("ouvert implies schneider and schwarz announced", "R6"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +84,9 @@ class Declaration:
         ouvert: bool = False,
     ) -> Declaration:
         """The declaration with R6's implications applied (suit/grand ouvert = hand + S + Z)."""
-        if contract is not Contract.NULL:
-            if ouvert:
-                hand = schneider_announced = schwarz_announced = True
-            if schwarz_announced:
-                schneider_announced = True
-        return cls(contract, hand, schneider_announced, schwarz_announced, ouvert)
+        hand, schneider, schwarz = core.normalize_declaration(
+            int(contract), hand, schneider_announced, schwarz_announced, ouvert)
+        return cls(contract, bool(hand), bool(schneider), bool(schwarz), ouvert)
 
     def check(self, skat_taken: bool) -> None:
         """Raise :class:`IllegalDeclaration` unless this is legal (R5, R6).
@@ -92,27 +94,20 @@ class Declaration:
         ``skat_taken`` says whether the declarer picked up the skat; a hand game is one where
         the skat stayed down, so ``hand`` must equal ``not skat_taken``.
         """
-        if self.hand == skat_taken:
+        error = core.declaration_error(int(self.contract), self.hand, self.schneider_announced,
+                                       self.schwarz_announced, self.ouvert, skat_taken)
+        if error == core.D_HAND_MISMATCH:
             kind = "a hand game" if self.hand else "a game with the skat"
             taken = "picked up" if skat_taken else "left the skat"
             raise IllegalDeclaration(f"declared {kind} but {taken}", rule="R5")
-        if self.contract is Contract.NULL:
-            if self.schneider_announced or self.schwarz_announced:
-                raise IllegalDeclaration("null cannot announce schneider or schwarz", rule="R6")
-            return
-        if (self.schneider_announced or self.schwarz_announced or self.ouvert) and not self.hand:
-            raise IllegalDeclaration("announcements are legal only in hand games", rule="R6")
-        if self.schwarz_announced and not self.schneider_announced:
-            raise IllegalDeclaration("schwarz announced implies schneider announced", rule="R6")
-        if self.ouvert and not (self.schneider_announced and self.schwarz_announced):
-            raise IllegalDeclaration("ouvert implies schneider and schwarz announced", rule="R6")
+        if error:
+            message, rule = _DECLARATION_ERRORS[error]
+            raise IllegalDeclaration(message, rule=rule)
 
     @property
     def base_value(self) -> int:
-        """Base value of a suit or grand game, or the fixed value of a null game."""
-        if self.contract is Contract.NULL:
-            return null_value(self.hand, self.ouvert)
-        return BASE_VALUES[self.contract]
+        """Base value of a suit or grand game, or the fixed value of a null game (R5)."""
+        return int(core.declared_base(int(self.contract), self.hand, self.ouvert))
 
     @property
     def iss(self) -> str:

@@ -12,8 +12,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from enum import Enum
 
+from . import core
 from .auction import Auction
-from .cards import CARD_POINTS, Card, cards_of, mask_of, points_of
+from .cards import CARD_POINTS, Card, cards_of, mask_of
 from .contract import Contract, Declaration
 from .deal import Deal
 from .errors import (
@@ -40,8 +41,9 @@ from .moves import (
     ShowCards,
     TimeOut,
 )
+from .rules import ISKO, ISKO_ISS, Rules
 from .scoring import Score, score_game
-from .tricks import EFFECTIVE, FOLLOW_MASK, TRUMP, legal_mask, matadors, trick_winner
+from .tricks import EFFECTIVE, TRUMP, legal_mask, matadors, trick_winner
 
 
 class Phase(Enum):
@@ -55,13 +57,14 @@ class Phase(Enum):
 
 
 class Ending(Enum):
-    """How a hand ended."""
+    """How a hand ended; in the order of the rules core's ``END_*`` codes."""
 
     ALL_PASSED = "all_passed"
     TEN_TRICKS = "ten_tricks"
     NULL_TRICK = "null_trick"  # R9: the null declarer took a trick
-    DEFENDERS_TRICK = "defenders_trick"  # R17: schwarz announced / ouvert, defenders took one
-    DEFENDERS_31 = "defenders_31"  # R17: schneider announced, defenders passed 30
+    # R17: the game was decided (lost) at this trick; a record may stop there or play on.
+    DEFENDERS_TRICK = "defenders_trick"  # schwarz announced / ouvert, defenders took one
+    DEFENDERS_31 = "defenders_31"  # schneider announced, defenders passed 30
     DECLARER_RESIGNED = "declarer_resigned"
     DEFENDERS_RESIGNED = "defenders_resigned"
     DECLARER_ABSENT = "declarer_absent"  # declarer timed out or left after declaring
@@ -83,7 +86,8 @@ class Trick:
 
     @property
     def points(self) -> int:
-        return sum(CARD_POINTS[c] for c in self.cards)
+        return int(core.trick_points(*self.cards)) if len(self.cards) == 3 else sum(
+            CARD_POINTS[c] for c in self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,21 +121,27 @@ class GameResult:
 
 
 class GameState:
-    """A hand in progress. Build it from a :class:`~.deal.Deal` and feed it moves.
+    """A hand in progress under ``rules``. Build it from a :class:`~.deal.Deal`, feed it moves.
 
-    ``recorded=True`` replays a recorded log: the early endings of R17 apply and a null
-    declared below the bid is scored as an overbid instead of refused (R7); skatlog's own
-    games play to ten tricks (R9). ``extra_bids`` admits ISS's off-ladder bids (R18).
+    Under ``isko`` (skatlog's own games) every game is played to ten tricks (R9). Under
+    ``isko+iss`` (recorded logs) a suit or grand game is decided at R17's decisive trick and
+    may stop there (:attr:`finished` turns true) or play on, a null declared below the bid is
+    scored as an overbid instead of refused (R7), and ISS's off-ladder bids are accepted (R18).
+    ``recorded``/``extra_bids`` are the older spelling of ``rules=ISKO_ISS``.
     """
 
     def __init__(
-        self, deal: Deal, *, recorded: bool = False, extra_bids: Collection[int] = ()
+        self, deal: Deal, *, rules: Rules | None = None, recorded: bool = False,
+        extra_bids: Collection[int] = (),
     ) -> None:
+        if rules is None:
+            rules = ISKO_ISS if recorded or extra_bids else ISKO
         self.deal = deal
-        self.recorded = recorded
+        self.rules = rules
+        self.flags = rules.flags
         self.hands = [mask_of(h) for h in deal.hands]
         self.skat_mask = mask_of(deal.skat)
-        self.auction = Auction(extra_bids)
+        self.auction = Auction(rules)
         self.phase = Phase.AUCTION
         self.moves: list[Move] = []
         self.declarer: int | None = None
@@ -145,14 +155,27 @@ class GameState:
         self.taken_points = [0, 0, 0]
         self.taken_tricks = [0, 0, 0]
         self.resigned: set[int] = set()
-        self.ending: Ending | None = None
+        self._ending: Ending | None = None
+        #: R17: the decisive ending a recorded game reached; it may stop there or play on.
+        self.decided: Ending | None = None
         self.credited_points = 0  # remaining card points given to the declarer (R17)
         self.credited_tricks = 0
 
     # ----------------------------------------------------------------- queries
     @property
+    def recorded(self) -> bool:
+        """Whether recorded-log conventions apply (R17 endings), as ``isko+iss`` sets them."""
+        return self.rules.early_endings
+
+    @property
+    def ending(self) -> Ending | None:
+        """How the hand ended, or the decisive ending of a game decided by R17; else None."""
+        return self._ending if self._ending is not None else self.decided
+
+    @property
     def finished(self) -> bool:
-        return self.phase is Phase.DONE
+        """The hand is over, or decided at a trick's end where a record may stop (R17)."""
+        return self.phase is Phase.DONE or (self.decided is not None and not self.trick_cards)
 
     @property
     def to_move(self) -> int | None:
@@ -271,12 +294,12 @@ class GameState:
         if self.trick_cards:
             contract = self.declaration.contract
             led = self.trick_cards[0]
-            follow = hand & FOLLOW_MASK[contract][EFFECTIVE[contract][led]]
-            if follow and not follow >> move.card & 1:
+            legal = legal_mask(hand, led, contract)
+            if not legal >> move.card & 1:
                 raise Revoke(
                     f"{move.card} does not follow {_suit_name(EFFECTIVE[contract][led])}"
                     f" led with {led}, though seat {seat} holds "
-                    + ".".join(c.name for c in cards_of(follow)),
+                    + ".".join(c.name for c in cards_of(legal)),
                     rule="R8", move=move,
                 )
 
@@ -303,18 +326,18 @@ class GameState:
         except IllegalDeclaration as err:
             err.move = move
             raise
-        null = move.declaration.contract is Contract.NULL
-        if null and not self.recorded and move.declaration.base_value < self.bid:
+        d = move.declaration
+        if core.bid_error(int(d.contract), d.hand, d.ouvert, self.bid, self.flags):
             raise IllegalDeclaration(
                 f"{move.declaration} is worth {move.declaration.base_value},"
                 f" below the bid of {self.bid}", rule="R7", move=move)
 
     def _declaration_ok(self, declaration: Declaration) -> bool:
-        try:
-            declaration.check(skat_taken=self.skat_taken)
-        except IllegalDeclaration:
-            return False
-        return declaration.contract is not Contract.NULL or declaration.base_value >= self.bid
+        """Legal, and worth the bid if a null: the choices a player is offered (R5-R7)."""
+        d = declaration
+        return not core.declaration_error(int(d.contract), d.hand, d.schneider_announced,
+                                          d.schwarz_announced, d.ouvert, self.skat_taken) \
+            and not core.bid_error(int(d.contract), d.hand, d.ouvert, self.bid, 0)
 
     # --------------------------------------------------------- fast path
     def apply_unchecked(self, move: Move) -> None:
@@ -369,24 +392,23 @@ class GameState:
         if len(self.trick_cards) < 3:
             return
         assert self.declaration is not None and self.declarer is not None
-        contract = self.declaration.contract
-        winner = (self.leader + trick_winner(self.trick_cards, contract)) % 3
+        declaration = self.declaration
+        winner = (self.leader + trick_winner(self.trick_cards, declaration.contract)) % 3
         trick = Trick(self.leader, tuple(self.trick_cards), winner)
         self.tricks.append(trick)
         self.taken_points[winner] += trick.points
         self.taken_tricks[winner] += 1
         self.trick_cards = []
         self.leader = winner
-        if contract is Contract.NULL and winner == self.declarer:
-            self._end(Ending.NULL_TRICK)  # R9
-        elif len(self.tricks) == 10:
-            self._end(Ending.TEN_TRICKS)
-        elif self.recorded and winner != self.declarer:
-            declaration = self.declaration
-            if declaration.schwarz_announced:
-                self._end(Ending.DEFENDERS_TRICK)  # R17
-            elif declaration.schneider_announced and self.defender_points > 30:
-                self._end(Ending.DEFENDERS_31)  # R17
+        decided = core.END_NONE if self.decided is None else _END_CODES[self.decided]
+        ending, over = core.after_trick(
+            int(declaration.contract), declaration.schneider_announced,
+            declaration.schwarz_announced, self.declarer, winner, len(self.tricks),
+            self.defender_points, decided, self.flags)
+        if over:
+            self._end(ENDINGS[ending])  # R9, ten tricks
+        elif ending != core.END_NONE:
+            self.decided = ENDINGS[ending]  # R17: decided; the record may stop or play on
 
     def _resign(self, seat: int) -> None:
         if seat == self.declarer:
@@ -412,25 +434,23 @@ class GameState:
         In null the declarer wants no tricks: conceding defenders simply lose.
         """
         assert self.declaration is not None
-        if self.declaration.contract is Contract.NULL:
-            return
         remaining = self.hands[0] | self.hands[1] | self.hands[2] | mask_of(self.trick_cards)
-        if self.skat_taken and self.discard is None:
-            remaining &= ~self.skat_mask  # the undiscarded skat is counted as the skat
-        self.credited_points = points_of(remaining)
-        self.credited_tricks = 10 - len(self.tricks)
+        points, tricks = core.concession_credit(
+            int(self.declaration.contract), remaining, self.skat_mask,
+            self.skat_taken and self.discard is None, len(self.tricks))
+        self.credited_points, self.credited_tricks = int(points), int(tricks)
 
     def _end(self, ending: Ending) -> None:
-        self.ending = ending
+        """End the hand; a game already decided (R17) keeps its decisive ending."""
+        self._ending = self.decided or ending
         self.phase = Phase.DONE
 
     # ----------------------------------------------------------- results
     @property
     def skat_points(self) -> int:
         """Points of the skat as it lies: the discards, or the untouched skat (R10)."""
-        if self.discard is not None:
-            return CARD_POINTS[self.discard[0]] + CARD_POINTS[self.discard[1]]
-        return points_of(self.skat_mask)
+        d0, d1 = self.discard if self.discard is not None else (-1, -1)
+        return int(core.skat_points(int(d0), int(d1), self.skat_mask))
 
     @property
     def declarer_points(self) -> int:
@@ -465,14 +485,18 @@ class GameState:
         return matadors(held, self.declaration.contract)
 
     def result(self) -> GameResult:
-        """The result of a finished hand; raises ValueError while it is still going."""
-        if self.phase is not Phase.DONE or self.ending is None:
+        """The result of a finished hand; raises ValueError while it is still going.
+
+        A recorded game decided at R17's decisive trick is finished there (the record may
+        stop) and, played on, is scored on every trick played."""
+        ending = self.ending
+        if ending is None or not self.finished:
             raise ValueError("the hand is not finished")
-        if self.ending is Ending.ALL_PASSED or self.declaration is None:
-            outcome = "passed" if self.ending is Ending.ALL_PASSED else "penalty"
-            return GameResult(outcome, self.ending, self.declarer, self.bid, None, 0,
+        if ending is Ending.ALL_PASSED or self.declaration is None:
+            outcome = "passed" if ending is Ending.ALL_PASSED else "penalty"
+            return GameResult(outcome, ending, self.declarer, self.bid, None, 0,
                               0, 0, 0, 0, None)
-        declarer_conceded = self.ending in (Ending.DECLARER_RESIGNED, Ending.DECLARER_ABSENT)
+        declarer_conceded = ending in (Ending.DECLARER_RESIGNED, Ending.DECLARER_ABSENT)
         mats = self.matadors()
         score = score_game(
             self.declaration,
@@ -485,13 +509,17 @@ class GameState:
             declarer_conceded=declarer_conceded,
         )
         return GameResult(
-            "played", self.ending, self.declarer, self.bid, self.declaration, mats,
+            "played", ending, self.declarer, self.bid, self.declaration, mats,
             self.declarer_points, self.defender_points, self.declarer_tricks,
             self.defender_tricks, score,
         )
 
-    def remaining_cards(self, seat: int) -> list[Card]:
-        return cards_of(self.hands[seat])
+
+#: Endings by the rules core's ``END_*`` code, and back.
+ENDINGS: tuple[Ending, ...] = tuple(Ending)
+_END_CODES = {ending: code for code, ending in enumerate(ENDINGS)}
+assert ENDINGS[core.END_DEFENDERS_31] is Ending.DEFENDERS_31
+assert ENDINGS[core.END_PENALTY] is Ending.PENALTY
 
 
 def _suit_name(effective: int) -> str:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from .auction import ISS_EXTRA_BIDS
 from .cards import Card
 from .contract import Declaration
 from .deal import Deal
 from .game import GameResult, GameState, Trick
 from .moves import AuctionCall, Bid, Declare, Discard, Hold, Move, Pass, PickUp
+from .rules import ISKO, ISKO_ISS, Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,14 +25,22 @@ class GameRecord:
     deal: Deal
     moves: tuple[Move, ...]
     result: GameResult = field(compare=False)
-    recorded: bool = False
-    extra_bids: frozenset[int] = frozenset()
+    rules: Rules = ISKO
 
     @classmethod
     def from_state(cls, state: GameState) -> GameRecord:
         """The record of a finished :class:`GameState`."""
-        return cls(state.deal, tuple(state.moves), state.result(), state.recorded,
-                   state.auction.extra)
+        return cls(state.deal, tuple(state.moves), state.result(), state.rules)
+
+    @property
+    def recorded(self) -> bool:
+        """Whether the record was replayed under recorded-log conventions (R17 endings)."""
+        return self.rules.early_endings
+
+    @property
+    def extra_bids(self) -> frozenset[int]:
+        """The off-ladder bids the rule set admits (R18): ISS's, or none."""
+        return ISS_EXTRA_BIDS if self.rules.iss_bids else frozenset()
 
     @property
     def auction(self) -> tuple[AuctionCall, ...]:
@@ -58,7 +69,7 @@ class GameRecord:
 
     def replay_state(self) -> GameState:
         """Replay the moves through the validated path and return the final state."""
-        state = GameState(self.deal, recorded=self.recorded, extra_bids=self.extra_bids)
+        state = GameState(self.deal, rules=self.rules)
         for move in self.moves:
             state.apply(move)
         return state
@@ -68,15 +79,19 @@ def replay(
     deal: Deal,
     moves: list[Move] | tuple[Move, ...],
     *,
+    rules: Rules | None = None,
     recorded: bool = False,
-    extra_bids: frozenset[int] = frozenset(),
+    extra_bids: Collection[int] = frozenset(),
 ) -> GameRecord:
-    """Replay ``moves`` on ``deal`` through the validated path.
+    """Replay ``moves`` on ``deal`` under ``rules`` through the validated path.
 
     Raises the :class:`~.errors.RuleError` of the first illegal move, or ValueError when the
-    moves stop before the hand is over.
+    moves stop before the hand is over. ``recorded``/``extra_bids`` are the older spelling of
+    ``rules=ISKO_ISS``.
     """
-    state = GameState(deal, recorded=recorded, extra_bids=extra_bids)
+    if rules is None:
+        rules = ISKO_ISS if recorded or extra_bids else ISKO
+    state = GameState(deal, rules=rules)
     for move in moves:
         state.apply(move)
     return GameRecord.from_state(state)

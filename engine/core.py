@@ -1,0 +1,505 @@
+"""The rules core: every rule of Skat that skatlog plays, written once, over small integers.
+
+Cards are integers 0..31 (``suit * 8 + rank``, ranks ``7 8 9 T J Q K A``), hands are 32-bit
+masks, contracts are 0..5 (diamonds, hearts, spades, clubs, grand, null), seats 0..2
+(Forehand, Middlehand, Rearhand). Two layers live here:
+
+* **rule data**, computed once at import from readable rule functions (:func:`effective_suit`,
+  :func:`card_power`, :func:`bid_ladder`, ...): card points, effective suits, trump order,
+  follow masks, the bidding ladder, base values;
+* **rule primitives**, compiled with numba (:mod:`.jit`) and runnable as plain Python: legal
+  follow, trick winner, auction steps and their errors, declaration checks, early endings,
+  concessions, matadors, game value and list value.
+
+Every path calls these: the reference engine (:mod:`.game`, :mod:`.auction`, :mod:`.scoring`,
+:mod:`.tricks` are typed wrappers), the batch simulator and the rules bot
+(:mod:`.batch.kernel`, :mod:`.batch.heuristics`), the compiled ISS kernel and the archive's row
+builders. Nothing else decides how a trick is won or a game is valued.
+
+A rule set (:class:`~.rules.Rules`) reaches the primitives as ``flags``, an integer of
+``RULE_*`` bits; see ``docs/architecture.md`` for how the next rule sets plug in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import njit, refresh_stale_cache
+
+refresh_stale_cache()  # before any compiled function below is loaded from numba's cache
+
+# ------------------------------------------------------------------------ identities
+DIAMONDS, HEARTS, SPADES, CLUBS, GRAND, NULL = 0, 1, 2, 3, 4, 5
+N_CONTRACTS = 6
+#: Effective-suit index of trumps (plain suits are 0..3).
+TRUMP = 4
+#: Ranks in ISS notation order ``7 8 9 T J Q K A``.
+SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
+FOREHAND, MIDDLEHAND, REARHAND = 0, 1, 2
+N_TRICKS = 10
+
+# ------------------------------------------------------------------------ rule-set flags
+#: R17: recorded suit/grand games may stop at their decisive trick (ISS records).
+RULE_EARLY_ENDINGS = 1
+#: R18: ISS's off-ladder bids 171, 189, 190 are accepted (with a warning upstream).
+RULE_ISS_BIDS = 2
+#: R7: a null declared below the bid is scored as an overbid instead of refused.
+RULE_NULL_BELOW_BID = 4
+
+# ------------------------------------------------------------------------ R1: cards
+#: Card points per rank: A 11, 10 10, K 4, Q 3, J 2, 9/8/7 0 (R1).
+RANK_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
+#: Order of plain (non-trump) cards in suit and grand games: A 10 K Q 9 8 7 (R8), lowest first.
+PLAIN_ORDER = (SEVEN, EIGHT, NINE, QUEEN, KING, TEN, ACE)
+#: Null order A K Q J 10 9 8 7 (R8), lowest first: the ten sits below the jack.
+NULL_ORDER = (SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE)
+#: Jacks in trump order, highest first: clubs, spades, hearts, diamonds (R8).
+JACK_ORDER = (CLUBS * 8 + JACK, SPADES * 8 + JACK, HEARTS * 8 + JACK, DIAMONDS * 8 + JACK)
+
+
+def effective_suit(card: int, contract: int) -> int:
+    """The suit a card belongs to when following (R8): jacks are trumps except in null."""
+    if contract == NULL:
+        return card >> 3
+    if card & 7 == JACK:
+        return TRUMP
+    if contract <= CLUBS and card >> 3 == contract:
+        return TRUMP
+    return card >> 3
+
+
+def card_power(card: int, contract: int) -> int:
+    """A strength that orders the cards of one effective suit; trumps beat plain cards (R8)."""
+    if contract == NULL:
+        return NULL_ORDER.index(card & 7)
+    if card & 7 == JACK:
+        return 200 - JACK_ORDER.index(card)
+    plain = PLAIN_ORDER.index(card & 7)
+    return 100 + plain if effective_suit(card, contract) == TRUMP else plain
+
+
+def trump_sequence(contract: int) -> tuple[int, ...]:
+    """Trumps from the highest down, the sequence matadors are counted along (R12)."""
+    if contract == NULL:
+        return ()
+    if contract == GRAND:
+        return JACK_ORDER
+    return JACK_ORDER + tuple(contract * 8 + rank for rank in reversed(PLAIN_ORDER))
+
+
+def bid_ladder() -> tuple[int, ...]:
+    """The 63 legal bids (R3): multiples 2..18 of 9-12, 2..11 of 24, and 23, 35, 46, 59."""
+    values = {base * k for base in (9, 10, 11, 12) for k in range(2, 19)}
+    values |= {24 * k for k in range(2, 12)}
+    values |= {23, 35, 46, 59}
+    return tuple(sorted(values))
+
+
+def null_value(hand: bool, ouvert: bool) -> int:
+    """Fixed null values (R5): 23 plain, 35 hand, 46 ouvert, 59 ouvert hand."""
+    return (59 if hand else 46) if ouvert else (35 if hand else 23)
+
+
+#: Base values (R5): diamonds 9, hearts 10, spades 11, clubs 12, grand 24; null's 23.
+BASE_VALUES = (9, 10, 11, 12, 24, 23)
+BID_LADDER = bid_ladder()
+#: Non-ladder bids the ISS server accepted (R18); never legal in skatlog's own games.
+ISS_EXTRA_BIDS = (171, 189, 190)
+MIN_BID = BID_LADDER[0]
+assert len(BID_LADDER) == 63 and BID_LADDER[-1] == 264 and MIN_BID == 18
+
+# ------------------------------------------------------------------------ rule data
+#: POINTS[card] -> card points (R1); they total 120.
+POINTS = np.array([RANK_POINTS[c & 7] for c in range(32)], dtype=np.int64)
+#: EFFECTIVE[contract, card] -> effective suit 0..3, or TRUMP (R8).
+EFFECTIVE = np.array([[effective_suit(c, k) for c in range(32)] for k in range(N_CONTRACTS)],
+                     dtype=np.int64)
+#: POWER[contract, card] -> strength within its effective suit (R8).
+POWER = np.array([[card_power(c, k) for c in range(32)] for k in range(N_CONTRACTS)],
+                 dtype=np.int64)
+#: SUIT_MASK[contract, effective suit] -> the cards of that effective suit (R8).
+SUIT_MASK = np.array([[sum(1 << c for c in range(32) if EFFECTIVE[k, c] == s)
+                       for s in range(TRUMP + 1)] for k in range(N_CONTRACTS)], dtype=np.int64)
+#: LED_FOLLOW[contract, card] -> the cards that follow a trick led by ``card`` (R8).
+LED_FOLLOW = np.array([[SUIT_MASK[k, EFFECTIVE[k, c]] for c in range(32)]
+                       for k in range(N_CONTRACTS)], dtype=np.int64)
+
+
+def _trick_keys() -> np.ndarray:
+    """TRICK_KEY[contract, led suit, card] -> the card's strength in a trick whose first card
+    has effective suit ``led suit``: its power, lifted above every plain card for a trump, and
+    -1 for a card of another plain suit, which cannot win. The highest key takes the trick."""
+    keys = np.full((N_CONTRACTS, TRUMP + 1, 32), -1, dtype=np.int64)
+    lift = int(POWER.max()) + 1
+    for k in range(N_CONTRACTS):
+        for led in range(TRUMP + 1):
+            for c in range(32):
+                trump = k != NULL and EFFECTIVE[k, c] == TRUMP
+                if trump or EFFECTIVE[k, c] == led:
+                    keys[k, led, c] = POWER[k, c] + (lift if trump else 0)
+    return keys
+
+
+TRICK_KEY = _trick_keys()
+#: TRUMP_SEQ[contract, i] -> the i-th highest trump (matador order, R12), -1 padded.
+TRUMP_SEQ = np.full((N_CONTRACTS, 11), -1, dtype=np.int64)
+for _k in range(N_CONTRACTS):
+    for _i, _card in enumerate(trump_sequence(_k)):
+        TRUMP_SEQ[_k, _i] = _card
+#: TRUMP_LEN[contract] -> how many trumps (11 suit, 4 grand, 0 null).
+TRUMP_LEN = np.array([len(trump_sequence(k)) for k in range(N_CONTRACTS)], dtype=np.int64)
+LADDER = np.array(BID_LADDER, dtype=np.int64)
+N_LADDER = len(BID_LADDER)
+#: BID_KIND[value] -> 1 on the ladder (R3), 2 an ISS off-ladder bid (R18), 0 otherwise.
+BID_KIND = np.zeros(max(BID_LADDER + ISS_EXTRA_BIDS) + 1, dtype=np.int64)
+BID_KIND[list(BID_LADDER)] = 1
+BID_KIND[list(ISS_EXTRA_BIDS)] = 2
+#: NEXT_BID[bid] -> index in LADDER of the lowest bid above ``bid`` (R3).
+NEXT_BID = np.searchsorted(LADDER, np.arange(len(BID_KIND)), side="right").astype(np.int64)
+BASE = np.array(BASE_VALUES, dtype=np.int64)
+#: NULL_VALUE[hand, ouvert] -> fixed null value (R5).
+NULL_VALUE = np.array([[null_value(False, False), null_value(False, True)],
+                       [null_value(True, False), null_value(True, True)]], dtype=np.int64)
+ALL_CARDS = (1 << 32) - 1
+assert int(POINTS.sum()) == 120
+
+
+# ------------------------------------------------------------------------ bits
+@njit
+def mask_points(mask: int) -> int:
+    """The card points in ``mask`` (R1)."""
+    total = 0
+    for card in range(32):
+        if (mask >> card) & 1:
+            total += POINTS[card]
+    return total
+
+
+# ------------------------------------------------------------------------ R8: play
+@njit
+def follow_mask(contract: int, led: int) -> int:
+    """The cards that follow a trick led by card ``led``; every card (-1) when ``led < 0``."""
+    if led < 0:
+        return -1
+    return LED_FOLLOW[contract, led]
+
+
+@njit
+def legal_cards(hand: int, follow: int) -> int:
+    """The cards of ``hand`` that may be played to a trick whose :func:`follow_mask` is
+    ``follow`` (R8): the cards of the led effective suit, or any card when void in it."""
+    legal = hand & follow
+    return legal if legal != 0 else hand
+
+
+@njit
+def trick_winner(contract: int, c0: int, c1: int, c2: int) -> int:
+    """Index (0..2, in play order) of the card that takes the trick (R8): the highest trump,
+    else the highest card of the led effective suit. Branch-free: who wins is a coin flip
+    to a branch predictor."""
+    led = EFFECTIVE[contract, c0]
+    k0 = TRICK_KEY[contract, led, c0]
+    k1 = TRICK_KEY[contract, led, c1]
+    k2 = TRICK_KEY[contract, led, c2]
+    best = 1 if k1 > k0 else 0
+    return 2 if k2 > max(k0, k1) else best
+
+
+@njit
+def beats(contract: int, card: int, best: int) -> bool:
+    """Whether ``card`` beats ``best``, the card now winning the trick (R8)."""
+    led = EFFECTIVE[contract, best]
+    return TRICK_KEY[contract, led, card] > TRICK_KEY[contract, led, best]
+
+
+@njit
+def trick_points(c0: int, c1: int, c2: int) -> int:
+    """Card points of one trick (R1)."""
+    return POINTS[c0] + POINTS[c1] + POINTS[c2]
+
+
+@njit(nogil=True)
+def trick_winners(cards: np.ndarray, contracts: np.ndarray) -> np.ndarray:
+    """:func:`trick_winner` for rows of three cards (``cards[n, 3]``, ``contracts[n]``)."""
+    out = np.empty(cards.shape[0], dtype=np.int8)
+    for i in range(cards.shape[0]):
+        out[i] = trick_winner(contracts[i], cards[i, 0], cards[i, 1], cards[i, 2])
+    return out
+
+
+# ------------------------------------------------------------------------ R3, R4: auction
+#: Auction calls as integers: a bid is its value.
+CALL_PASS = 0
+CALL_HOLD = 1
+#: Auction stages: 1 Middlehand speaks to Forehand, 2 Rearhand to the survivor, 3 Forehand
+#: alone may take the game at 18; 0 once the auction is over.
+AUCTION_DONE = 0
+#: (stage, speaker, listener, to_act, bid) when the auction opens.
+AUCTION_START = (1, MIDDLEHAND, FOREHAND, MIDDLEHAND, 0)
+
+# Auction errors (0: the call is legal).
+A_OVER = 1  # the auction is over
+A_NOT_YOUR_TURN = 2  # another seat is to speak
+A_ONLY_18 = 3  # Forehand alone takes the game at 18 or passes
+A_LISTENER_BIDS = 4  # the listener holds or passes
+A_OFF_LADDER = 5  # not a value of the ladder (R3), nor an admitted ISS bid (R18)
+A_NOT_HIGHER = 6  # a bid must be higher than the last one (R3)
+A_HOLD_NOT_LISTENER = 7  # only the listener holds
+
+
+@njit
+def bid_allowed(value: int, flags: int) -> bool:
+    """Whether ``value`` may be bid at all: on the ladder (R3), or an ISS bid (R18)."""
+    if value < 0 or value >= BID_KIND.shape[0]:
+        return False
+    kind = BID_KIND[value]
+    return kind == 1 or (kind == 2 and (flags & RULE_ISS_BIDS) != 0)
+
+
+@njit
+def auction_error(stage: int, listener: int, to_act: int, bid: int, seat: int, call: int,
+                  flags: int) -> int:
+    """The ``A_*`` error that ``call`` by ``seat`` makes now, or 0 when it is legal (R3, R4)."""
+    if stage == AUCTION_DONE:
+        return A_OVER
+    if seat != to_act:
+        return A_NOT_YOUR_TURN
+    if call > CALL_HOLD:
+        if stage == 3:
+            return 0 if call == MIN_BID else A_ONLY_18
+        if seat == listener:
+            return A_LISTENER_BIDS
+        if not bid_allowed(call, flags):
+            return A_OFF_LADDER
+        if call <= bid:
+            return A_NOT_HIGHER
+    elif call == CALL_HOLD and (stage == 3 or seat != listener):
+        return A_HOLD_NOT_LISTENER
+    return 0
+
+
+@njit
+def auction_step(stage: int, speaker: int, listener: int, to_act: int, bid: int, seat: int,
+                 call: int) -> tuple[int, int, int, int, int, int]:
+    """Apply a legal call (R4): ``(stage, speaker, listener, to_act, bid, declarer)`` after it.
+
+    Middlehand speaks to Forehand, who holds or passes; Rearhand then speaks to the survivor;
+    when both pass without a bid, Forehand may take the game at 18 or pass (all passed). The
+    declarer is -1 until the auction is over with a bid.
+    """
+    declarer = -1
+    if stage == 3:
+        if call != CALL_PASS:
+            bid = call
+            declarer = FOREHAND
+        return AUCTION_DONE, speaker, listener, to_act, bid, declarer
+    if call == CALL_HOLD:
+        to_act = speaker
+    elif call != CALL_PASS:
+        bid = call
+        to_act = listener
+    else:
+        survivor = listener if seat == speaker else speaker
+        if stage == 1:
+            stage = 2
+            speaker = REARHAND
+            listener = survivor
+            to_act = REARHAND
+        elif bid > 0:
+            stage = AUCTION_DONE
+            declarer = survivor
+        else:
+            stage = 3
+            speaker = FOREHAND
+            listener = FOREHAND
+            to_act = FOREHAND
+    return stage, speaker, listener, to_act, bid, declarer
+
+
+# ------------------------------------------------------------------------ R5-R7: declaring
+# Declaration errors (0: legal).
+D_HAND_MISMATCH = 1  # R5: a hand game leaves the skat, a game with the skat picks it up
+D_NULL_ANNOUNCES = 2  # R6: null announces neither schneider nor schwarz
+D_ANNOUNCE_NOT_HAND = 3  # R6: announcements only in hand games
+D_SCHWARZ_ALONE = 4  # R6: schwarz announced implies schneider announced
+D_OUVERT_ALONE = 5  # R6: ouvert implies schneider and schwarz announced
+D_NULL_BELOW_BID = 6  # R7: a null worth less than the bid
+
+
+@njit
+def normalize_declaration(contract: int, hand: bool, schneider: bool, schwarz: bool,
+                          ouvert: bool) -> tuple[bool, bool, bool]:
+    """R6's implications: suit/grand ouvert is a hand game with schneider and schwarz
+    announced, and schwarz announced implies schneider announced. ``(hand, S, Z)``."""
+    if contract != NULL:
+        if ouvert:
+            hand = True
+            schneider = True
+            schwarz = True
+        if schwarz:
+            schneider = True
+    return hand, schneider, schwarz
+
+
+@njit
+def declaration_error(contract: int, hand: bool, schneider: bool, schwarz: bool, ouvert: bool,
+                      skat_taken: bool) -> int:
+    """The ``D_*`` error of a declaration as written (not normalized), 0 if legal (R5, R6)."""
+    if hand == skat_taken:
+        return D_HAND_MISMATCH
+    if contract == NULL:
+        return D_NULL_ANNOUNCES if schneider or schwarz else 0
+    if (schneider or schwarz or ouvert) and not hand:
+        return D_ANNOUNCE_NOT_HAND
+    if schwarz and not schneider:
+        return D_SCHWARZ_ALONE
+    if ouvert and not (schneider and schwarz):
+        return D_OUVERT_ALONE
+    return 0
+
+
+@njit
+def declared_base(contract: int, hand: bool, ouvert: bool) -> int:
+    """Base value of a suit or grand game, or the fixed value of a null game (R5)."""
+    if contract == NULL:
+        return NULL_VALUE[1 if hand else 0, 1 if ouvert else 0]
+    return BASE[contract]
+
+
+@njit
+def bid_error(contract: int, hand: bool, ouvert: bool, bid: int, flags: int) -> int:
+    """R7: a null worth less than the bid is illegal (``D_NULL_BELOW_BID``), unless the rule
+    set scores it as an overbid (``RULE_NULL_BELOW_BID``, recorded logs). 0 otherwise."""
+    if contract == NULL and declared_base(contract, hand, ouvert) < bid \
+            and (flags & RULE_NULL_BELOW_BID) == 0:
+        return D_NULL_BELOW_BID
+    return 0
+
+
+# ------------------------------------------------------------------------ R9, R17: endings
+# Endings, in the order of :class:`skatlog.engine.game.Ending`.
+END_NONE = -1
+END_ALL_PASSED = 0
+END_TEN_TRICKS = 1
+END_NULL_TRICK = 2  # R9: the null declarer took a trick
+END_DEFENDERS_TRICK = 3  # R17: schwarz announced or ouvert, the defenders took a trick
+END_DEFENDERS_31 = 4  # R17: schneider announced, the defenders passed 30
+END_DECLARER_RESIGNED = 5
+END_DEFENDERS_RESIGNED = 6
+END_DECLARER_ABSENT = 7  # the declarer timed out or left after declaring
+END_DEFENDER_ABSENT = 8  # a defender timed out or left after the declaration
+END_PENALTY = 9  # a time-out or leave before any game was declared
+
+
+@njit
+def after_trick(contract: int, schneider: bool, schwarz: bool, declarer: int, winner: int,
+                tricks: int, defender_points: int, decided: int, flags: int
+                ) -> tuple[int, bool]:
+    """How the game stands after a trick: ``(ending, over)``.
+
+    ``tricks`` tricks have been played, the last won by ``winner``; ``defender_points`` is what
+    the defenders have taken; ``decided`` is the decisive ending already reached (R17), or
+    ``END_NONE``. ``over`` means no card may follow: a null the declarer took a trick in (R9),
+    or ten tricks. Under ``RULE_EARLY_ENDINGS`` (recorded logs, R17) a suit or grand game is
+    decided -- lost -- when the defenders take a trick against schwarz announced (ouvert
+    included) or pass 30 against schneider announced; the record may stop there or play on,
+    and the ending stays the decisive one. Otherwise ``ending`` is ``END_NONE``.
+    """
+    if contract == NULL and winner == declarer:
+        return END_NULL_TRICK, True
+    if decided != END_NONE:
+        return decided, tricks == N_TRICKS
+    if (flags & RULE_EARLY_ENDINGS) != 0 and contract != NULL and winner != declarer:
+        if schwarz:
+            return END_DEFENDERS_TRICK, tricks == N_TRICKS
+        if schneider and defender_points > 30:
+            return END_DEFENDERS_31, tricks == N_TRICKS
+    if tricks == N_TRICKS:
+        return END_TEN_TRICKS, True
+    return END_NONE, False
+
+
+@njit
+def concession_credit(contract: int, open_cards: int, skat: int, skat_in_hand: bool,
+                      tricks: int) -> tuple[int, int]:
+    """R17: defenders who resign, time out or leave give every card not yet won to the
+    declarer: ``(points, tricks)`` credited. ``open_cards`` holds the cards in the hands and
+    in the unfinished trick; a skat picked up and not yet discarded counts as the skat. In
+    null the declarer wants no tricks: nothing is credited."""
+    if contract == NULL:
+        return 0, 0
+    if skat_in_hand:
+        open_cards &= ~skat
+    return mask_points(open_cards), N_TRICKS - tricks
+
+
+@njit
+def skat_points(discard0: int, discard1: int, skat: int) -> int:
+    """The points of the skat as it lies (R10): the discards, or the untouched skat."""
+    if discard0 >= 0:
+        return POINTS[discard0] + POINTS[discard1]
+    return mask_points(skat)
+
+
+# ------------------------------------------------------------------------ R10-R16: scoring
+@njit
+def matadors(held: int, contract: int) -> int:
+    """Signed matadors (R12): +n "with n", -n "without n", counted over the declarer's dealt
+    hand plus the original skat along the trump sequence; 0 in null."""
+    n = TRUMP_LEN[contract]
+    if n == 0:
+        return 0
+    top = (held >> TRUMP_SEQ[contract, 0]) & 1
+    count = 0
+    for i in range(n):
+        if ((held >> TRUMP_SEQ[contract, i]) & 1) != top:
+            break
+        count += 1
+    return count if top else -count
+
+
+@njit
+def score(contract: int, hand: bool, schneider_announced: bool, schwarz_announced: bool,
+          ouvert: bool, bid: int, mats: int, declarer_points: int, defender_points: int,
+          declarer_tricks: int, defender_tricks: int, conceded: bool
+          ) -> tuple[bool, int, int, int, bool, bool, bool]:
+    """Score a declared game: ``(won, value, game_value, multiplier, overbid, schneider,
+    schwarz)``.
+
+    ``value`` is the declarer's signed list value: +game value won, -2 x value lost
+    (R14-R16). ``game_value`` is the unsigned value a loss doubles, the overbid value when
+    ``overbid`` (R7, R15: the smallest multiple of the base that reaches the bid). Schneider
+    is reached by a party holding 90 or more, schwarz by one taking all ten tricks (R11).
+    Multiplier (R13): matadors + 1 + hand + schneider (reached or announced) + schneider
+    announced + schwarz (reached or announced) + schwarz announced + ouvert. ``conceded``:
+    the declarer resigned, timed out or left (lost whatever the points, R17).
+    """
+    h = 1 if hand else 0
+    s_ann = 1 if schneider_announced else 0
+    z_ann = 1 if schwarz_announced else 0
+    o = 1 if ouvert else 0
+    if contract == NULL:
+        value = NULL_VALUE[h, o]
+        if value < bid:  # R7: a recorded null below the bid scores as an overbid
+            lost = -(-bid // BASE[NULL]) * BASE[NULL]
+            return False, -2 * lost, lost, 1, True, False, False
+        won = declarer_tricks == 0 and not conceded
+        return won, value if won else -2 * value, value, 1, False, False, False
+    schneider = declarer_points >= 90 or defender_points >= 90
+    schwarz = declarer_tricks == N_TRICKS or defender_tricks == N_TRICKS
+    mult = (abs(mats) + 1 + h + max(1 if schneider else 0, s_ann) + s_ann
+            + max(1 if schwarz else 0, z_ann) + z_ann + o)
+    base = BASE[contract]
+    value = base * mult
+    if z_ann:
+        objective = declarer_tricks == N_TRICKS and defender_tricks == 0
+    elif s_ann:
+        objective = declarer_points >= 90
+    else:
+        objective = declarer_points >= 61
+    if value < bid:  # R15: overbid, lost whatever the points
+        lost = -(-bid // base) * base
+        return False, -2 * lost, lost, mult, True, schneider, schwarz
+    if objective and not conceded:
+        return True, value, value, mult, False, schneider, schwarz
+    return False, -2 * value, value, mult, False, schneider, schwarz
