@@ -434,11 +434,12 @@ def concession_credit(contract: int, open_cards: int, skat: int, skat_in_hand: b
 
 
 @njit
-def skat_points(discard0: int, discard1: int, skat: int) -> int:
-    """The points of the skat as it lies (R10): the discards, or the untouched skat."""
+def skat_points(discard0: int, discard1: int, skat0: int, skat1: int) -> int:
+    """The points of the skat as it lies (R10): the two discards (``discard0 >= 0``), or the
+    two skat cards as dealt when the declarer did not pick it up or has not discarded."""
     if discard0 >= 0:
         return POINTS[discard0] + POINTS[discard1]
-    return mask_points(skat)
+    return POINTS[skat0] + POINTS[skat1]
 
 
 # ------------------------------------------------------------------------ R10-R16: scoring

@@ -450,7 +450,8 @@ class GameState:
     def skat_points(self) -> int:
         """Points of the skat as it lies: the discards, or the untouched skat (R10)."""
         d0, d1 = self.discard if self.discard is not None else (-1, -1)
-        return int(core.skat_points(int(d0), int(d1), self.skat_mask))
+        s0, s1 = self.deal.skat
+        return int(core.skat_points(int(d0), int(d1), int(s0), int(s1)))
 
     @property
     def declarer_points(self) -> int:

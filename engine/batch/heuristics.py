@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from .. import core
+from ..jit import njit
 from .tables import (
     BASE_T,
     DECL_T,
@@ -73,14 +74,6 @@ def lowest_bit(x: int) -> int:
 
 
 @njit
-def nth_bit(x: int, n: int) -> int:
-    """Index of the n-th (0-based, lowest first) set bit of x."""
-    for _ in range(n):
-        x &= x - 1
-    return lowest_bit(x)
-
-
-@njit
 def has(mask: int, card: int) -> bool:
     return (mask >> card) & 1 == 1
 
@@ -96,19 +89,8 @@ def decl_index(contract: int, hand: int, schneider: int, schwarz: int, ouvert: i
     return -1
 
 
-@njit
-def matadors(held: int, contract: int) -> int:
-    """Signed matadors over ``held`` (R12), the same count as ``tricks.matadors``."""
-    n = TRUMP_LEN_T[contract]
-    if n == 0:
-        return 0
-    top = has(held, TRUMP_SEQ_T[contract, 0])
-    count = 0
-    for i in range(n):
-        if has(held, TRUMP_SEQ_T[contract, i]) != top:
-            break
-        count += 1
-    return count if top else -count
+#: Signed matadors (R12), the rules core's count.
+matadors = core.matadors
 
 
 # ------------------------------------------------------------- hand evaluation
@@ -362,12 +344,8 @@ def discard_and_declare(held: int, bid: int, seat: int) -> tuple[int, int, int]:
 # ------------------------------------------------------------------- card play
 @njit
 def beats(card: int, best: int, contract: int) -> bool:
-    """Whether ``card`` beats the trick's current best card (R8)."""
-    suit = EFFECTIVE_T[contract, card]
-    best_suit = EFFECTIVE_T[contract, best]
-    if suit == best_suit:
-        return POWER_T[contract, card] > POWER_T[contract, best]
-    return suit == TRUMP and contract != NULL
+    """Whether ``card`` beats the trick's current best card (R8, :func:`core.beats`)."""
+    return core.beats(contract, card, best)
 
 
 @njit

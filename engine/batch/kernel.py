@@ -3,9 +3,9 @@
 :func:`simulate_into` fills preallocated arrays (one row per hand); callers run slices of one
 batch on several threads. Each hand's random stream is derived from ``(seed, hand index)``
 alone, so the output does not depend on how the hands are split over threads, processes or
-machines. Only the engine's tables (:mod:`.tables`) carry rules here -- the few tables built
-below are derived from them; the differential test replays every game through
-``GameState.apply`` to hold this loop equal to the engine.
+machines. The rules come from the rules core (:mod:`skatlog.engine.core`): the auction steps,
+legal cards, trick winner, early ending, matadors and score are its functions, compiled into
+this loop; the differential test replays every game through ``GameState.apply``.
 
 The loop is written for speed (about 0.4-0.5 us of CPU a hand with three random bots, see
 ``bench/kernel.py``): the trick and the score live in local variables, the random bot's
@@ -23,23 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import core
+from ..jit import HAVE_NUMBA, njit
 from . import heuristics as h
-from .jit import HAVE_NUMBA, njit
-from .tables import (
-    BASE_T,
-    CALL_HOLD,
-    CALL_PASS,
-    DECL_T,
-    EFFECTIVE_T,
-    FOLLOW_T,
-    LADDER_T,
-    N_DECL,
-    NULL,
-    NULL_VALUE_T,
-    POINTS_T,
-    POWER_T,
-    TRUMP_SUIT,
-)
+from .tables import CALL_HOLD, CALL_PASS, DECL_T, EFFECTIVE_T, LADDER_T, N_DECL
 
 #: Most calls an auction can take: 63 bids each held, two passes, nothing else (R3, R4).
 MAX_CALLS = 128
@@ -58,30 +45,7 @@ _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 
 # ------------------------------------------------------------- derived lookup tables
-_N_LADDER = LADDER_T.shape[0]
-#: NEXT_BID_T[bid] -> index in LADDER_T of the lowest bid above ``bid`` (R3).
-NEXT_BID_T = np.searchsorted(LADDER_T, np.arange(int(LADDER_T[-1]) + 1), side="right")
-#: LED_FOLLOW_T[contract, card] -> mask of the cards that follow a trick led by ``card`` (R8).
-LED_FOLLOW_T = np.array([[FOLLOW_T[c, EFFECTIVE_T[c, card]] for card in range(32)]
-                         for c in range(FOLLOW_T.shape[0])], dtype=np.int64)
-
-
-def _trick_keys() -> np.ndarray:
-    """TRICK_KEY_T[contract, led suit, card] -> the card's strength in a trick whose first card
-    has effective suit ``led suit``: its POWER_T, lifted above every plain suit for a trump,
-    and -1 for a card of another plain suit, which cannot win. The highest key takes the
-    trick (R8) -- what ``h.beats`` decides card by card, without its branches."""
-    contracts = np.arange(POWER_T.shape[0])
-    trump = (EFFECTIVE_T == TRUMP_SUIT) & (contracts != NULL)[:, None]
-    lifted = POWER_T + (int(POWER_T.max()) + 1) * trump
-    keys = np.full((POWER_T.shape[0], TRUMP_SUIT + 1, 32), -1, dtype=np.int64)
-    for led in range(TRUMP_SUIT + 1):
-        can_win = trump | np.equal(EFFECTIVE_T, led)
-        keys[:, led, :] = np.where(can_win, lifted, -1)
-    return keys
-
-
-TRICK_KEY_T = _trick_keys()
+_N_LADDER = core.N_LADDER
 
 
 def _declaration_table() -> tuple[np.ndarray, np.ndarray]:
@@ -93,9 +57,10 @@ def _declaration_table() -> tuple[np.ndarray, np.ndarray]:
     for hand in (0, 1):
         for bid in range(bids):
             for d in range(N_DECL):
-                if DECL_T[d, 1] != hand:  # R5
+                contract, is_hand, _, _, ouvert = (int(x) for x in DECL_T[d])
+                if is_hand != hand:  # R5: DECL_T holds legal declarations of either kind
                     continue
-                if DECL_T[d, 0] == NULL and NULL_VALUE_T[DECL_T[d, 1], DECL_T[d, 4]] < bid:
+                if core.bid_error(contract, is_hand, ouvert, bid, 0):
                     continue  # R7: a null must be worth the bid
                 table[hand, bid, count[hand, bid]] = d
                 count[hand, bid] += 1
@@ -292,9 +257,7 @@ def _random_declaration(state: np.uint64, hand_game: int, bid: int, extra: int,
 def _random_card(state: np.uint64, hand: int, follow: int) -> tuple[np.uint64, int]:
     """The random bot's card: uniform over the legal cards of ``hand`` when the trick's
     first card allows ``follow`` (-1 when leading) (R8)."""
-    legal = hand & follow
-    if legal == 0:
-        legal = hand  # void in the led suit: any card
+    legal = core.legal_cards(hand, follow)
     state, r = _below(state, _ctpop(legal))
     return state, _nth_bit(legal, r)
 
@@ -302,56 +265,19 @@ def _random_card(state: np.uint64, hand: int, follow: int) -> tuple[np.uint64, i
 @njit(inline="always")
 def _close_trick(contract: int, leader: int, c0: int, c1: int, c2: int, by_seat: int,
                  ) -> tuple[int, int]:
-    """The trick's winner (R8) and ``by_seat`` with the trick's points and count added to
-    the winner's fields, all without branches (who wins is a coin flip to a predictor)."""
-    led = EFFECTIVE_T[contract, c0]
-    k0 = TRICK_KEY_T[contract, led, c0]
-    k1 = TRICK_KEY_T[contract, led, c1]
-    k2 = TRICK_KEY_T[contract, led, c2]
-    best = 1 if k1 > k0 else 0
-    best = 2 if k2 > max(k0, k1) else best
-    winner = leader + best
+    """The trick's winner (R8, :func:`core.trick_winner`) and ``by_seat`` with the trick's
+    points and count added to the winner's fields, without branches."""
+    winner = leader + core.trick_winner(contract, c0, c1, c2)
     winner = winner - 3 if winner >= 3 else winner  # a conditional move, shorter than _seat
-    points = POINTS_T[c0] + POINTS_T[c1] + POINTS_T[c2]
+    points = core.trick_points(c0, c1, c2)
     return winner, by_seat + (points << (16 * winner)) + (1 << (48 + 5 * winner))
 
 
-@njit
-def score(decl: int, bid: int, mats: int, declarer_points: int, defender_points: int,
-          declarer_tricks: int, defender_tricks: int) -> tuple[int, int, int, int, int, int,
-                                                               int]:
-    """(won, value, game_value, multiplier, overbid, schneider, schwarz) as
-    ``engine.scoring.score_game`` computes them (R10-R16)."""
-    contract = DECL_T[decl, 0]
-    hand = DECL_T[decl, 1]
-    s_ann = DECL_T[decl, 2]
-    z_ann = DECL_T[decl, 3]
-    ouvert = DECL_T[decl, 4]
-    if contract == NULL:
-        value = NULL_VALUE_T[hand, ouvert]
-        if value < bid:  # R7
-            lost = -(-bid // BASE_T[NULL]) * BASE_T[NULL]
-            return 0, -2 * lost, lost, 1, 1, 0, 0
-        won = 1 if declarer_tricks == 0 else 0
-        return won, value if won else -2 * value, value, 1, 0, 0, 0
-    schneider = 1 if declarer_points >= 90 or defender_points >= 90 else 0
-    schwarz = 1 if declarer_tricks == 10 or defender_tricks == 10 else 0
-    mult = (abs(mats) + 1 + hand + max(schneider, s_ann) + s_ann + max(schwarz, z_ann)
-            + z_ann + ouvert)
-    base = BASE_T[contract]
-    value = base * mult
-    if z_ann:
-        objective = declarer_tricks == 10 and defender_tricks == 0
-    elif s_ann:
-        objective = declarer_points >= 90
-    else:
-        objective = declarer_points >= 61
-    if value < bid:  # R15
-        lost = -(-bid // base) * base
-        return 0, -2 * lost, lost, mult, 1, schneider, schwarz
-    if objective:
-        return 1, value, value, mult, 0, schneider, schwarz
-    return 0, -2 * value, value, mult, 0, schneider, schwarz
+@njit(inline="always")
+def _defender_points(by_seat: int, declarer: int) -> int:
+    """The card points the defenders have taken, from ``by_seat``'s packed fields."""
+    all_taken = (by_seat & 0xFFFF) + ((by_seat >> 16) & 0xFFFF) + ((by_seat >> 32) & 0xFFFF)
+    return all_taken - ((by_seat >> (16 * declarer)) & 0xFFFF)
 
 
 #: Columns of the ``game`` output array.
@@ -384,6 +310,7 @@ def simulate_into(
     seed: int, start: int, bots_by_position: np.ndarray,
     deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
     game: np.ndarray, discard: np.ndarray, cards: np.ndarray, winners: np.ndarray,
+    flags: int = 0,
 ) -> None:
     """Play hands ``start .. start + len(deal) - 1`` into the arrays (rows 0 ..).
 
@@ -396,7 +323,8 @@ def simulate_into(
     ``call_seats``: those two must come zeroed (``np.zeros``), the others may come from
     ``np.empty``. One hand is one pass of the loop, not a function call: numba would count
     references to the eight arrays on every call. The GIL is released: callers run slices of
-    one batch on several threads.
+    one batch on several threads. ``flags`` is the rule set's ``core.RULE_*`` bits (0:
+    ``isko``, skatlog's own games).
     """
     hands = np.empty(3, dtype=np.int64)  # the three hands' card masks, by seat
     p0 = bots_by_position[0]
@@ -416,28 +344,19 @@ def simulate_into(
         state, skat = deal_into(state, deal, i, hands)
 
         # ---- auction (R3, R4)
-        bid = 0
-        stage = 1
-        speaker = 1
-        listener = 0
-        to_act = 1
+        stage, speaker, listener, to_act, bid = core.AUCTION_START
         declarer = -1
-        done = False
         nc = 0
-        while not done:
+        while stage != core.AUCTION_DONE:
             seat = to_act
             bot = _of_seat(seat, b0, b1, b2)
             call = CALL_PASS
             if stage == 3:
                 if bot == RANDOM_BOT:
                     state, r = _below(state, 2)
-                    call = 18 if r == 0 else CALL_PASS
+                    call = core.MIN_BID if r == 0 else CALL_PASS
                 else:
                     call = h.auction_call(hands[seat], seat, bid, False, True)
-                done = True
-                if call != CALL_PASS:
-                    bid = 18
-                    declarer = 0
             elif seat == listener:
                 if bot == RANDOM_BOT:
                     state, r = _below(state, 2)
@@ -446,7 +365,7 @@ def simulate_into(
                     call = h.auction_call(hands[seat], seat, bid, True, False)
             else:
                 if bot == RANDOM_BOT:
-                    above = NEXT_BID_T[bid]
+                    above = core.NEXT_BID[bid]
                     state, r = _below(state, _N_LADDER - above + 1)
                     call = LADDER_T[above + r] if above + r < _N_LADDER else CALL_PASS
                 else:
@@ -454,28 +373,8 @@ def simulate_into(
             calls[i, nc] = call
             call_seats[i, nc] = seat
             nc += 1
-            if stage == 3:
-                continue
-            if call == CALL_HOLD:
-                to_act = speaker
-            elif call != CALL_PASS:
-                bid = call
-                to_act = listener
-            else:
-                survivor = listener if seat == speaker else speaker
-                if stage == 1:
-                    stage = 2
-                    speaker = 2
-                    listener = survivor
-                    to_act = 2
-                elif bid > 0:
-                    done = True
-                    declarer = survivor
-                else:
-                    stage = 3
-                    speaker = 0
-                    listener = 0
-                    to_act = 0
+            stage, speaker, listener, to_act, bid, declarer = core.auction_step(
+                stage, speaker, listener, to_act, bid, seat, call)
         n_calls[i] = nc
         game[i, 0] = declarer
         game[i, 1] = bid
@@ -533,6 +432,9 @@ def simulate_into(
             held &= ~known
         hands[d] = held
         contract = DECL_T[decl, 0]
+        s_ann = DECL_T[decl, 2]
+        z_ann = DECL_T[decl, 3]
+        ending = core.END_NONE
 
         # ---- trick play (R8, R9)
         leader = 0
@@ -546,7 +448,7 @@ def simulate_into(
                 hand = hands[leader]
                 state, c0 = _random_card(state, hand, -1)
                 hands[leader] = hand & ~(1 << c0)
-                follow = LED_FOLLOW_T[contract, c0]
+                follow = core.follow_mask(contract, c0)
                 hand = hands[s1]
                 state, c1 = _random_card(state, hand, follow)
                 hands[s1] = hand & ~(1 << c1)
@@ -559,8 +461,10 @@ def simulate_into(
                 leader, by_seat = _close_trick(contract, leader, c0, c1, c2, by_seat)
                 winners[i, t] = leader
                 n_tricks += 1
-                if contract == NULL and leader == d:
-                    break  # R9: the null declarer took a trick
+                ending, _ = core.after_trick(contract, s_ann, z_ann, d, leader, n_tricks,
+                                             _defender_points(by_seat, d), ending, flags)
+                if ending != core.END_NONE:
+                    break  # R9: the null declarer took a trick; ten tricks; R17: decided
         else:
             played = 0
             voids = 0
@@ -575,16 +479,15 @@ def simulate_into(
                     if _of_seat(seat, b0, b1, b2) == RANDOM_BOT:
                         state, card = _random_card(state, hand, follow)
                     else:
-                        legal = hand & follow
-                        card = h.choose_card(seat, hand, legal if legal else hand, contract, d,
-                                             leader, t0, t1, k, played,
+                        card = h.choose_card(seat, hand, core.legal_cards(hand, follow),
+                                             contract, d, leader, t0, t1, k, played,
                                              known if seat == d else 0, voids)
                     hands[seat] = hand & ~(1 << card)
                     played |= 1 << card
                     cards[i, 3 * t + k] = card
                     if k == 0:
                         t0 = card
-                        follow = LED_FOLLOW_T[contract, card]
+                        follow = core.follow_mask(contract, card)
                     else:
                         if k == 1:
                             t1 = card
@@ -594,8 +497,10 @@ def simulate_into(
                 leader, by_seat = _close_trick(contract, leader, t0, t1, card, by_seat)
                 winners[i, t] = leader
                 n_tricks += 1
-                if contract == NULL and leader == d:
-                    break  # R9: the null declarer took a trick
+                ending, _ = core.after_trick(contract, s_ann, z_ann, d, leader, n_tricks,
+                                             _defender_points(by_seat, d), ending, flags)
+                if ending != core.END_NONE:
+                    break  # R9: the null declarer took a trick; ten tricks; R17: decided
         n = 3 * n_tricks
         for k in range(n, N_CARDS):
             cards[i, k] = -1
@@ -603,19 +508,15 @@ def simulate_into(
             winners[i, k] = -1
 
         # ---- score (R10-R16)
-        if pickup:
-            skat_points = POINTS_T[ca] + POINTS_T[cb]
-        else:
-            skat_points = POINTS_T[deal[i, 30]] + POINTS_T[deal[i, 31]]
-        declarer_taken = (by_seat >> (16 * d)) & 0xFFFF
-        all_taken = (by_seat & 0xFFFF) + ((by_seat >> 16) & 0xFFFF) + ((by_seat >> 32) & 0xFFFF)
+        skat_points = core.skat_points(ca, cb, deal[i, 30], deal[i, 31])
         declarer_tricks = (by_seat >> (48 + 5 * d)) & 0x1F
-        declarer_points = declarer_taken + skat_points
-        defender_points = all_taken - declarer_taken
+        declarer_points = ((by_seat >> (16 * d)) & 0xFFFF) + skat_points
+        defender_points = _defender_points(by_seat, d)
         defender_tricks = n_tricks - declarer_tricks
-        mats = 0 if contract == NULL else h.matadors(dealt_d | skat, contract)
-        won, value, game_value, mult, overbid, schneider, schwarz = score(
-            decl, bid, mats, declarer_points, defender_points, declarer_tricks, defender_tricks)
+        mats = core.matadors(dealt_d | skat, contract)
+        won, value, game_value, mult, overbid, schneider, schwarz = core.score(
+            contract, DECL_T[decl, 1], s_ann, z_ann, DECL_T[decl, 4], bid, mats,
+            declarer_points, defender_points, declarer_tricks, defender_tricks, False)
         game[i, 2] = pickup
         game[i, 3] = declare_first
         game[i, 4] = decl
