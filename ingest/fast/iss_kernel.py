@@ -1,10 +1,12 @@
 """The compiled ISS kernel: parse and replay every record line of a byte chunk with numba.
 
 One call of :func:`scan_chunk` walks a chunk of raw ISS bytes line by line. For each record
-(``(;`` ... ``;)`` on one line) it reads the tags, replays the ``MV`` moves with the engine's
-rules (the tables of :mod:`.tables`: R3/R4 auction, R5-R7 declaration, R8 tricks, R9/R17 early
-endings, R10-R16 scoring) and compares the result with the recorded ``R[...]``. It writes one
-row per line into preallocated arrays (see the ``F_*`` column indices below).
+(``(;`` ... ``;)`` on one line) it reads the tags, replays the ``MV`` moves by the rules core
+(:mod:`skatlog.engine.core`: R3/R4 auction steps, R5-R7 declaration checks, R8 legal cards and
+trick winner, R9/R17 endings, R12 matadors, R10-R16 score) under the rule set's flags, and
+compares the result with the recorded ``R[...]``. This module knows the ISS notation and the
+bookkeeping of a replay, no rule. It writes one row per line into preallocated arrays (see
+the ``F_*`` column indices below).
 
 The kernel decides only what it is sure of: status ``OK`` means the engine would accept the
 game and compute exactly these values, and the recorded result agrees with them. Every other
@@ -21,6 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from skatlog.engine import core
+from skatlog.engine.rules import ISKO_ISS
+
+#: The rule set ISS records are read under unless the caller says otherwise (R17, R18, R7).
+ISS_FLAGS = ISKO_ISS.flags
 
 # ------------------------------------------------------------------ status codes
 OK = 0
@@ -48,17 +56,17 @@ NO_GAME = 23
 
 # ------------------------------------------------------------------ outcome / ending codes
 OUT_PLAYED, OUT_PASSED, OUT_PENALTY = 0, 1, 2
-# Same order as skatlog.engine.game.Ending.
-END_ALL_PASSED = 0
-END_TEN_TRICKS = 1
-END_NULL_TRICK = 2
-END_DEFENDERS_TRICK = 3
-END_DEFENDERS_31 = 4
-END_DECLARER_RESIGNED = 5
-END_DEFENDERS_RESIGNED = 6
-END_DECLARER_ABSENT = 7
-END_DEFENDER_ABSENT = 8
-END_PENALTY = 9
+# The rules core's endings (the order of skatlog.engine.game.Ending).
+END_ALL_PASSED = core.END_ALL_PASSED
+END_TEN_TRICKS = core.END_TEN_TRICKS
+END_NULL_TRICK = core.END_NULL_TRICK
+END_DEFENDERS_TRICK = core.END_DEFENDERS_TRICK
+END_DEFENDERS_31 = core.END_DEFENDERS_31
+END_DECLARER_RESIGNED = core.END_DECLARER_RESIGNED
+END_DEFENDERS_RESIGNED = core.END_DEFENDERS_RESIGNED
+END_DECLARER_ABSENT = core.END_DECLARER_ABSENT
+END_DEFENDER_ABSENT = core.END_DEFENDER_ABSENT
+END_PENALTY = core.END_PENALTY
 
 # ------------------------------------------------------------------ per-game int32 columns
 F_LINE = 0  # 0-based line index within the chunk
@@ -167,24 +175,12 @@ def _popcount(x):
 
 
 @njit(cache=True)
-def _remaining_points(hands, trick, ntrick_cards, skat_in_hand, skat_mask, card_points):
-    """R17: the points of every card not yet won (the hands and the open trick), which
-    conceding defenders give to the declarer; an undiscarded skat counts as the skat."""
+def _open_cards(hands, trick, ntrick_cards):
+    """The cards not yet won: the three hands and the unfinished trick (R17 concessions)."""
     rem = hands[0] | hands[1] | hands[2]
     for k in range(ntrick_cards):
         rem |= np.int64(1) << trick[k]
-    if skat_in_hand:
-        rem &= ~skat_mask
-    return _mask_points(rem, card_points)
-
-
-@njit(cache=True)
-def _mask_points(mask, card_points):
-    total = 0
-    for c in range(32):
-        if (mask >> c) & 1:
-            total += card_points[c]
-    return total
+    return rem
 
 
 @njit(cache=True)
@@ -375,14 +371,14 @@ def _put_discard(kb, cur, seat, c1, c2, card_name):
 
 @njit(cache=True, inline="always")
 def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands, taken_p,
-            taken_t, trick):
-    """Replay the MV text buf[ms:me] into ``row``; returns the status.
+            taken_t, trick, flags):
+    """Replay the MV text buf[ms:me] into ``row`` under the rule-set ``flags``; returns the
+    status.
 
     Writes the deal (32 bytes), 0x1e and the compact move notation to ``kb`` at ``cur[0]``
     and the auction calls to ``calls`` at ``cur[1]``, advancing both.
     """
-    (card_points, effective, power, follow, trump_seq, legal_bid, base_a, null_value,
-     card_code, contract_code, card_name, contract_letter) = tabs
+    card_code, contract_code, card_name, contract_letter = tabs
     i = ms
     move = 0
     # ---- the deal: "w" then 32 cards
@@ -432,9 +428,9 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         taken_t[s] = 0
     skat_mask = (np.int64(1) << deal_out[30]) | (np.int64(1) << deal_out[31])
 
-    # ---- state (mirrors skatlog.engine.game.GameState with recorded=True)
+    # ---- state (the bookkeeping of skatlog.engine.game.GameState)
     phase = PH_AUCTION
-    a_speaker, a_listener, a_to_act, a_bid, a_stage = 1, 0, 1, 0, 1
+    a_stage, a_speaker, a_listener, a_to_act, a_bid = core.AUCTION_START
     declarer = -1
     bid = 0
     skat_taken = False
@@ -450,6 +446,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     leader = 0
     resigned = 0  # bit per seat
     ending = -1
+    decided = core.END_NONE  # R17: the decisive ending reached; the record may stop or go on
     credited_p = 0
     credited_t = 0
     extra_bid = False
@@ -510,11 +507,11 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                     ending = END_DECLARER_ABSENT
                 else:
                     ending = END_DEFENDER_ABSENT
-                    if contract != 5:
-                        credited_p = _remaining_points(hands, trick, ntrick_cards,
-                                                       skat_taken and disc0 < 0, skat_mask,
-                                                       card_points)
-                        credited_t = 10 - ntricks
+                    credited_p, credited_t = core.concession_credit(
+                        contract, _open_cards(hands, trick, ntrick_cards), skat_mask,
+                        skat_taken and disc0 < 0, ntricks)
+                if decided != core.END_NONE:
+                    ending = decided  # a game already decided keeps its decisive ending
                 phase = PH_DONE
                 continue
             return _fail(row, UNSURE, move)
@@ -529,33 +526,26 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         if (48 <= b0 <= 57) or (n == 1 and (b0 == 121 or b0 == 112)):
             if phase != PH_AUCTION:
                 return _fail(row, WRONG_PHASE, move)
-            if seat != a_to_act:
-                return _fail(row, WRONG_PLAYER, move)
+            value = 0
             if b0 >= 48 and b0 <= 57:
                 ok, value = _parse_int(buf, as_, ae)
                 if not ok:
                     return _fail(row, SYNTAX, move)
-                if a_stage == 3:
-                    if value != 18:
-                        return _fail(row, ILLEGAL_BID, move)
-                else:
-                    if seat == a_listener:
-                        return _fail(row, ILLEGAL_BID, move)
-                    if value >= legal_bid.shape[0] or legal_bid[value] == 0:
-                        return _fail(row, ILLEGAL_BID, move)
-                    if value <= a_bid:
-                        return _fail(row, ILLEGAL_BID, move)
-                    if legal_bid[value] == 2:
-                        extra_bid = True
                 kind = CALL_BID
+                call = value if value > core.CALL_HOLD else 2  # 0 and 1 are no bids at all
             elif b0 == 121:
-                if a_stage == 3 or seat != a_listener:
-                    return _fail(row, ILLEGAL_BID, move)
                 kind = CALL_HOLD
-                value = 0
+                call = core.CALL_HOLD
             else:
                 kind = CALL_PASS
-                value = 0
+                call = core.CALL_PASS
+            error = core.auction_error(a_stage, a_listener, a_to_act, a_bid, seat, call, flags)
+            if error == core.A_NOT_YOUR_TURN:
+                return _fail(row, WRONG_PLAYER, move)
+            if error != 0:
+                return _fail(row, ILLEGAL_BID, move)
+            if kind == CALL_BID and core.BID_KIND[value] == 2:
+                extra_bid = True  # R18: accepted, with a warning the slow path writes
             calls[cur[1], 0] = seat
             calls[cur[1], 1] = kind
             calls[cur[1], 2] = a_bid if kind == CALL_HOLD else value
@@ -566,34 +556,9 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                     _put(kb, cur, buf[k])
             else:
                 _put(kb, cur, b0)
-            done = False
-            a_decl = -1
-            if a_stage == 3:
-                done = True
-                if kind == CALL_BID:
-                    a_bid = value
-                    a_decl = 0
-            elif kind == CALL_BID:
-                a_bid = value
-                a_to_act = a_listener
-            elif kind == CALL_HOLD:
-                a_to_act = a_speaker
-            else:
-                survivor = a_listener if seat == a_speaker else a_speaker
-                if a_stage == 1:
-                    a_stage = 2
-                    a_speaker = 2
-                    a_listener = survivor
-                    a_to_act = 2
-                elif a_bid > 0:
-                    done = True
-                    a_decl = survivor
-                else:
-                    a_stage = 3
-                    a_speaker = 0
-                    a_listener = 0
-                    a_to_act = 0
-            if done:
+            a_stage, a_speaker, a_listener, a_to_act, a_bid, a_decl = core.auction_step(
+                a_stage, a_speaker, a_listener, a_to_act, a_bid, seat, call)
+            if a_stage == core.AUCTION_DONE:
                 if a_decl < 0:
                     ending = END_ALL_PASSED
                     phase = PH_DONE
@@ -616,8 +581,8 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             if not (h >> card) & 1:
                 return _fail(row, CARD_NOT_IN_HAND, move)
             if ntrick_cards > 0:
-                fm = h & follow[contract, effective[contract, trick[0]]]
-                if fm != 0 and not (fm >> card) & 1:
+                legal = core.legal_cards(h, core.follow_mask(contract, trick[0]))
+                if not (legal >> card) & 1:
                     return _fail(row, REVOKE, move)
             hands[seat] = h & ~(np.int64(1) << card)
             _tok(kb, cur, seat)
@@ -626,22 +591,8 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             trick[ntrick_cards] = card
             ntrick_cards += 1
             if ntrick_cards == 3:
-                eff = effective[contract]
-                pw = power[contract]
-                led = eff[trick[0]]
-                best = 0
-                best_t = 1 if led == 4 else 0
-                best_p = pw[trick[0]]
-                for k in range(1, 3):
-                    s_k = eff[trick[k]]
-                    if s_k != 4 and s_k != led:
-                        continue
-                    t_k = 1 if s_k == 4 else 0
-                    p_k = pw[trick[k]]
-                    if t_k > best_t or (t_k == best_t and p_k > best_p):
-                        best, best_t, best_p = k, t_k, p_k
-                winner = (leader + best) % 3
-                pts = card_points[trick[0]] + card_points[trick[1]] + card_points[trick[2]]
+                winner = (leader + core.trick_winner(contract, trick[0], trick[1], trick[2])) % 3
+                pts = core.trick_points(trick[0], trick[1], trick[2])
                 tricks_out[ntricks, 0] = trick[0]
                 tricks_out[ntricks, 1] = trick[1]
                 tricks_out[ntricks, 2] = trick[2]
@@ -652,20 +603,14 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                 taken_t[winner] += 1
                 ntrick_cards = 0
                 leader = winner
-                if contract == 5 and winner == declarer:
-                    ending = END_NULL_TRICK  # R9
+                reached, over = core.after_trick(
+                    contract, schn_ann, schw_ann, declarer, winner, ntricks,
+                    taken_p[0] + taken_p[1] + taken_p[2] - taken_p[declarer], decided, flags)
+                if over:  # R9: the null declarer took a trick; or ten tricks
+                    ending = reached
                     phase = PH_DONE
-                elif ntricks == 10:
-                    ending = END_TEN_TRICKS
-                    phase = PH_DONE
-                elif winner != declarer:  # R17, recorded games
-                    if schw_ann:
-                        ending = END_DEFENDERS_TRICK
-                        phase = PH_DONE
-                    elif schn_ann and taken_p[0] + taken_p[1] + taken_p[2] \
-                            - taken_p[declarer] > 30:
-                        ending = END_DEFENDERS_31
-                        phase = PH_DONE
+                elif reached != core.END_NONE:
+                    decided = reached  # R17: decided; the record may stop here or play on
             continue
         if n == 2 and b0 == 63 and buf[as_ + 1] == 63:
             return _fail(row, CORRUPT_CARD, move)
@@ -677,17 +622,15 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             _put(kb, cur, 82)
             _put(kb, cur, 69)
             if seat == declarer:
-                ending = END_DECLARER_RESIGNED
+                ending = decided if decided != core.END_NONE else END_DECLARER_RESIGNED
                 phase = PH_DONE
             else:
                 resigned |= 1 << seat
                 if _popcount(resigned) == 2:
-                    if contract != 5:
-                        credited_p = _remaining_points(hands, trick, ntrick_cards,
-                                                       skat_taken and disc0 < 0, skat_mask,
-                                                       card_points)
-                        credited_t = 10 - ntricks
-                    ending = END_DEFENDERS_RESIGNED
+                    credited_p, credited_t = core.concession_credit(
+                        contract, _open_cards(hands, trick, ntrick_cards), skat_mask,
+                        skat_taken and disc0 < 0, ntricks)
+                    ending = decided if decided != core.END_NONE else END_DEFENDERS_RESIGNED
                     phase = PH_DONE
             continue
         if n == 2 and b0 == 83 and buf[as_ + 1] == 67:
@@ -754,15 +697,8 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             k += 1
         if m_h > 1 or m_s > 1 or m_z > 1 or m_o > 1:
             return _fail(row, SYNTAX, move)
-        d_hand = m_h == 1
-        d_s = m_s == 1
-        d_z = m_z == 1
         d_o = m_o == 1
-        if con != 5:  # normalisation (R6): ouvert -> hand + S + Z, Z -> S
-            if d_o:
-                d_hand = d_s = d_z = True
-            if d_z:
-                d_s = True
+        d_hand, d_s, d_z = core.normalize_declaration(con, m_h == 1, m_s == 1, m_z == 1, d_o)
         # trailing cards
         nd = 0
         dc1 = -1
@@ -781,13 +717,9 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             return _fail(row, WRONG_PHASE, move)
         if nd == 2 and disc0 >= 0:
             return _fail(row, WRONG_PHASE, move)
-        # Declaration.check (R5, R6)
-        if d_hand == skat_taken:
-            return _fail(row, ILLEGAL_DECLARATION, move)
-        if con == 5:
-            if d_s or d_z:
-                return _fail(row, ILLEGAL_DECLARATION, move)
-        elif (d_s or d_z or d_o) and not d_hand:
+        # R5-R7: the declaration as normalized, and a null's value against the bid
+        if core.declaration_error(con, d_hand, d_s, d_z, d_o, skat_taken) != 0 \
+                or core.bid_error(con, d_hand, d_o, bid, flags) != 0:
             return _fail(row, ILLEGAL_DECLARATION, move)
         if nd == 2:
             if dc1 == dc2:
@@ -823,6 +755,9 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     # ------------------------------------------------------------ end of the moves
     row[F_NMOVES] = move
     row[F_CALL_N] = cur[1] - call_off
+    if phase == PH_PLAY and decided != core.END_NONE and ntrick_cards == 0:
+        ending = decided  # R17: a record may stop at (or after) its decisive trick
+        phase = PH_DONE
     if expect_skat or phase != PH_DONE:
         return _fail(row, TRUNCATED, move)
     row[F_ENDING] = ending
@@ -845,67 +780,20 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     row[F_SCHW_ANN] = schw_ann
     row[F_OUVERT] = ouvert
     # ---- points and tricks (R10, R17)
-    skat_pts = card_points[disc0] + card_points[disc1] if disc0 >= 0 else \
-        _mask_points(skat_mask, card_points)
-    dpoints = taken_p[declarer] + credited_p + skat_pts
+    dpoints = taken_p[declarer] + credited_p + core.skat_points(disc0, disc1, deal_out[30],
+                                                                deal_out[31])
     defpoints = taken_p[0] + taken_p[1] + taken_p[2] - taken_p[declarer]
     dtricks = taken_t[declarer] + credited_t
     deftricks = ntricks - taken_t[declarer]
     conceded = ending == END_DECLARER_RESIGNED or ending == END_DECLARER_ABSENT
-    # ---- matadors over the dealt hand plus the original skat (R12)
+    # ---- matadors over the dealt hand plus the original skat (R12), and the score
     held = skat_mask
     for k in range(10):
         held |= np.int64(1) << deal_out[declarer * 10 + k]
-    mats = 0
-    if contract != 5:
-        top = (held >> trump_seq[contract, 0]) & 1
-        cnt = 0
-        for k in range(11):
-            c = trump_seq[contract, k]
-            if c < 0 or ((held >> c) & 1) != top:
-                break
-            cnt += 1
-        mats = cnt if top else -cnt
-    # ---- score (R11-R16; engine.scoring.score_game)
-    if contract == 5:
-        mult = 1
-        schneider = False
-        schwarz = False
-        value = null_value[1 if hand else 0, 1 if ouvert else 0]
-        if value < bid:  # R7: a recorded null below the bid scores as an overbid
-            game_value = -(-bid // base_a[5]) * base_a[5]
-            won = False
-            overbid = True
-            signed = -2 * game_value
-        else:
-            game_value = value
-            overbid = False
-            won = dtricks == 0 and not conceded
-            signed = value if won else -2 * value
-    else:
-        schneider = dpoints >= 90 or defpoints >= 90
-        schwarz = dtricks == 10 or deftricks == 10
-        mult = abs(mats) + 1 + hand + (schneider or schn_ann) + schn_ann \
-            + (schwarz or schw_ann) + schw_ann + ouvert
-        base = base_a[contract]
-        value = base * mult
-        if schw_ann:
-            objective = dtricks == 10 and deftricks == 0
-        elif schn_ann:
-            objective = dpoints >= 90
-        else:
-            objective = dpoints >= 61
-        objective = objective and not conceded
-        if value < bid:  # R15
-            game_value = -(-bid // base) * base
-            won = False
-            overbid = True
-            signed = -2 * game_value
-        else:
-            game_value = value
-            overbid = False
-            won = objective
-            signed = value if won else -2 * value
+    mats = core.matadors(held, contract)
+    won, signed, game_value, mult, overbid, schneider, schwarz = core.score(
+        contract, hand, schn_ann, schw_ann, ouvert, bid, mats, dpoints, defpoints, dtricks,
+        deftricks, conceded)
     row[F_MATADORS] = mats
     row[F_DPOINTS] = dpoints
     row[F_DTRICKS] = dtricks
@@ -989,7 +877,7 @@ def _put_range(kb, cur, buf, s, e):
 
 @njit(cache=True, inline="always")
 def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, tabs, words,
-               hands, taken_p, taken_t, trick, tags):
+               hands, taken_p, taken_t, trick, tags, flags):
     """Parse and replay one record line buf[s:e] (without its newline) into ``row``."""
     while s < e and _is_space(buf[s]):
         s += 1
@@ -1088,7 +976,7 @@ def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, t
     row[F_KEY_S] = cur[0]
     row[F_MOVES_S] = cur[0] + 33
     status = _replay(buf, mv_s, mv_e, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
-                     taken_p, taken_t, trick)
+                     taken_p, taken_t, trick, flags)
     if status != OK:
         row[F_STATUS] = status
         return
@@ -1165,8 +1053,9 @@ def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, t
 
 
 @njit(cache=True, nogil=True)
-def scan_chunk(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb):
-    """Scan every line of ``buf`` (complete lines) into the output arrays.
+def scan_chunk(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb, flags=ISS_FLAGS):
+    """Scan every line of ``buf`` (complete lines) into the output arrays, replaying under
+    the rule-set ``flags`` (:attr:`skatlog.engine.rules.Rules.flags`; ISS's by default).
 
     One row per non-blank line: ``rows`` (n x N_FIELDS int32), ``meta`` (n x 2*N_META int32),
     ``deals`` (n x 32 uint8), ``tricks`` (n x 10 x 5 int8). Auction calls go to ``calls``
@@ -1206,7 +1095,7 @@ def scan_chunk(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb):
             meta[g, k] = -1
         key0, call0, ext0 = cur[0], cur[1], cur[3]
         _game_line(buf, s, e, row, meta[g], deal_tmp, trick_tmp, calls, kb, eb, cur, tabs,
-                   words, hands, taken_p, taken_t, trick, tags)
+                   words, hands, taken_p, taken_t, trick, tags, flags)
         if row[F_STATUS] != OK:  # only accepted games keep their key, calls and JSON
             cur[0], cur[1], cur[3] = key0, call0, ext0
         if row[F_STATUS] != NO_GAME:
