@@ -9,7 +9,7 @@ other load on the machine lowers hands/s but hardly the CPU time. Best of ``--re
     .venv/bin/python bench/kernel.py --hands 5000000 --repeat 5 --chunk 1000000
 
 Hands are simulated in chunks of ``--chunk`` (default 50,000, the chunk
-``skatlog.engine.simulate`` uses), each into freshly allocated arrays as in the pipeline.
+``skatlog.simulation`` uses), each into freshly allocated arrays as in the pipeline.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from pathlib import Path
 from skatlog.analytics.connect import connect
 from skatlog.analytics.strategy import evaluate
 from skatlog.analytics.synthetic import write_sessions
-from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
 from skatlog.ingest.pipeline import ingest_paths
 from skatlog.reports.build import _strategy_filter, build_report
+from skatlog.simulation import SimulationOptions, simulate_to_archive
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_ISS = REPO.parent / "shared" / "data" / "iss"

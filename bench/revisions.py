@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 #: Runs in the measured process (imports whichever ``skatlog`` PYTHONPATH gives).
 ROUND = """
 import json, pathlib, sys, time
-from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
+from skatlog.simulation import SimulationOptions, simulate_to_archive
 hands, bots, folder = int(sys.argv[1]), tuple(sys.argv[2].split(",")), pathlib.Path(sys.argv[3])
 simulate_to_archive(folder / "warmup", SimulationOptions(hands=2000, seed=1, bots=bots))
 start, cpu = time.perf_counter(), time.process_time()

@@ -35,7 +35,7 @@ import numpy as np
 from skatlog.analytics.stats import Z95, wilson_interval
 from skatlog.engine import RandomPlayer, play_hand, seeded_deal
 from skatlog.engine.batch import simulate_batch, verify_batch
-from skatlog.engine.simulate import SimulationOptions, set_workers, simulate_to_archive
+from skatlog.simulation import SimulationOptions, set_workers, simulate_to_archive
 
 
 def rate(hands: int, seconds: float) -> float:

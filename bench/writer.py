@@ -25,10 +25,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from skatlog.engine.batch import simulate_batch
-from skatlog.engine.batch.encode import batch_rows, needs_moves_text, run_ids
-from skatlog.engine.simulate import SimulationOptions, batch_tables, parse_bots
 from skatlog.ingest.archive import parquet_options
 from skatlog.ingest.computed import storage_form
+from skatlog.ingest.sim_ids import run_ids
+from skatlog.ingest.sim_rows import batch_rows, needs_moves_text
+from skatlog.simulation import SimulationOptions, parse_bots
+from skatlog.simulation.batches import batch_tables
 
 #: The ``games`` columns the archive issue spells out (the rest are skatlog's additions).
 CONTRACT_GAMES = (

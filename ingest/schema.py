@@ -53,7 +53,7 @@ Conventions
   (:func:`game_id_of`: deal, moves, players, time, record id, session id, seed), so one
   game ingested twice, from any file or format, gets one id and is stored once. Simulated
   hands are a pure function of (simulator, seed, bots, options, hand index), so their
-  ids come from those: ``base + index`` (see ``skatlog.engine.batch.encode.run_ids``),
+  ids come from those: ``base + index`` (see :func:`.sim_ids.run_ids`),
   consecutive within a run.
 * Low-cardinality strings are dictionary-encoded; timestamps are UTC microseconds.
 

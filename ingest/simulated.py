@@ -1,7 +1,7 @@
 """Simulated hands in logs: the tags that name them, and the check that re-simulates them.
 
 A simulated hand is a pure function of (simulator, seed, bots, options, hand index), and the
-archive gives it the id ``base + index`` (``skatlog.engine.batch.encode.run_ids``). Its log
+archive gives it the id ``base + index`` (:func:`.sim_ids.run_ids`). Its log
 text (``skatlog simulate --out``, ``skatlog export``) therefore carries what recomputes that
 id: the tags ``seed``, ``bots`` (the bots by seat of this hand, as the ``bots`` column),
 ``hand`` (the index in the run) and ``sessions`` (``"1"`` when the run dealt 12-hand
@@ -31,9 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from skatlog.engine.session import HANDS_PER_SESSION
-from skatlog.engine.simulate import MAX_HANDS
 
 from .model import GameError, GameMeta, LogGame, RecordedResult
+from .sim_ids import MAX_HANDS
 
 #: The warning code of a record that claims to be a simulated hand but is not one.
 NOT_REPRODUCED = "not_reproduced"
@@ -148,7 +148,7 @@ def claim_of(game: LogGame) -> Claim:
 
 @lru_cache(maxsize=4096)
 def _run_base(seed: int, bots: tuple[str, str, str], sessions: bool) -> int:
-    from skatlog.engine.batch.encode import run_base
+    from .sim_ids import run_base
 
     return run_base(seed, bots, 1 if sessions else 0)
 
@@ -302,11 +302,11 @@ def _reproduce_run(seed: int, bots: tuple[str, str, str], sessions: bool,
     """The simulator's tables for the claims of one run that match; the others go to
     ``out.logged``."""
     from skatlog.engine.batch import simulate_batch
-    from skatlog.engine.simulate import SimulationOptions, batch_tables
+
+    from .sim_tables import batch_tables
 
     spans = _spans(sorted({claim.index for claim, _ in items}))
-    options = SimulationOptions(hands=spans[-1][1], seed=seed, bots=bots,
-                                sessions=sessions).resolved()
+    base = _run_base(seed, bots, sessions)
     by_span: dict[int, list[tuple[Claim, LogGame]]] = defaultdict(list)
     starts = [begin for begin, _ in spans]
     for item in items:
@@ -323,7 +323,7 @@ def _reproduce_run(seed: int, bots: tuple[str, str, str], sessions: bool,
                 rows.append(claim.index - begin)
         if rows:
             out.matched += len(rows)
-            parts.append(_rows_of(batch_tables(batch, options, ingest_id), rows))
+            parts.append(_rows_of(batch_tables(batch, base, sessions, ingest_id), rows))
     return parts
 
 

@@ -11,10 +11,8 @@ import pytest
 
 from skatlog.engine import GameState
 from skatlog.engine.batch import UnknownBot, simulate_batch, verify_batch
-from skatlog.engine.batch.encode import moves_text
 from skatlog.engine.batch.kernel import MAX_CALLS
 from skatlog.engine.batch.tables import DECL_T, EFFECTIVE_T, LADDER_T
-from skatlog.engine.simulate import SimulationOptions, batch_tables, log_games
 from skatlog.engine.tricks import EFFECTIVE
 from skatlog.ingest.computed import query_table
 from skatlog.ingest.rebuild import TRICK_FIELDS, moves_from_rows
@@ -25,6 +23,9 @@ from skatlog.ingest.schema import (
     SimulatedMeta,
     encode_moves,
 )
+from skatlog.ingest.sim_rows import moves_text
+from skatlog.simulation import SimulationOptions, log_games
+from skatlog.simulation.batches import batch_tables
 
 MIXES = [("random", "random", "random"), ("rules", "rules", "rules"),
          ("rules", "rules", "random"), ("random", "rules", "random")]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
 from skatlog.ingest.archive import read_manifest, read_table
+from skatlog.simulation import SimulationOptions, simulate_to_archive
 
 distributed = pytest.importorskip("distributed")
 
@@ -29,7 +29,7 @@ def _rows(archive: Path, table: str):
 
 
 def test_cluster_simulation_equals_single_process(client, tmp_path: Path) -> None:
-    from skatlog.engine.cluster import simulate_on_cluster
+    from skatlog.simulation.cluster import simulate_on_cluster
 
     options = SimulationOptions(hands=2500, seed=17, bots=("rules", "random", "rules"),
                                 sessions=True)
@@ -58,7 +58,7 @@ def test_cluster_simulation_equals_single_process(client, tmp_path: Path) -> Non
 
 def test_workers_stage_to_an_fsspec_url(client, tmp_path: Path) -> None:
     """The shared staging path may be any fsspec URL (here the in-process memory fs)."""
-    from skatlog.engine.cluster import simulate_on_cluster
+    from skatlog.simulation.cluster import simulate_on_cluster
 
     options = SimulationOptions(hands=600, seed=4, bots=("random", "rules", "rules"))
     summary = simulate_on_cluster(client, tmp_path / "cluster", options, shard=250, chunk=250,
@@ -72,8 +72,8 @@ def test_workers_stage_to_an_fsspec_url(client, tmp_path: Path) -> None:
 
 
 def test_cluster_ingest_of_many_files(client, tmp_path: Path, iss_dir: Path) -> None:
-    from skatlog.engine.cluster import ingest_files_on_cluster
     from skatlog.ingest.pipeline import ingest_paths
+    from skatlog.simulation.cluster import ingest_files_on_cluster
 
     files = sorted(iss_dir.glob("*.sgf"))
     result = ingest_files_on_cluster(client, files, tmp_path / "cluster")
@@ -89,9 +89,9 @@ def test_cluster_ingest_of_many_files(client, tmp_path: Path, iss_dir: Path) -> 
 def test_cluster_ingest_of_simulated_and_logged_hands(client, tmp_path: Path) -> None:
     """Exported simulated hands (one edited) ingested on the cluster: the simulator's rows
     for the genuine ones, a logged game with a warning for the edited one, as locally."""
-    from skatlog.engine.cluster import ingest_files_on_cluster
     from skatlog.ingest.export import export_archive
     from skatlog.ingest.pipeline import ingest_paths
+    from skatlog.simulation.cluster import ingest_files_on_cluster
 
     simulate_to_archive(tmp_path / "sim", SimulationOptions(hands=60, seed=4), workers=1)
     out = tmp_path / "e.jsonl"
@@ -116,7 +116,7 @@ def test_cluster_ingest_of_simulated_and_logged_hands(client, tmp_path: Path) ->
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
-    from skatlog.engine.cluster import ClusterError, simulate_on_cluster
+    from skatlog.simulation.cluster import ClusterError, simulate_on_cluster
 
     with pytest.raises(ClusterError, match="cannot reach"):
         simulate_on_cluster("tcp://127.0.0.1:1", tmp_path, SimulationOptions(hands=10),

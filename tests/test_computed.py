@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from skatlog.analytics.views import lazy_frames, open_archive
 from skatlog.engine import CARD_POINTS, Deal
-from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
 from skatlog.ingest.archive import committed_files
 from skatlog.ingest.computed import (
     COMPUTED,
@@ -35,6 +34,7 @@ from skatlog.ingest.export import export_archive
 from skatlog.ingest.pipeline import ingest_paths
 from skatlog.ingest.schema import TABLES
 from skatlog.ingest.verify import verify_archive
+from skatlog.simulation import SimulationOptions, simulate_to_archive
 
 from .test_archive import random_records, write_iss_file
 
@@ -224,7 +224,7 @@ def test_listing_deals_in_card_order_changes_no_play_and_no_run_id() -> None:
     run ids (from the generator fingerprint) are what they were before the change, so a
     rerun on an archive written by schema 1 stores nothing twice."""
     from skatlog.engine.batch import simulate_batch
-    from skatlog.engine.batch.encode import run_base
+    from skatlog.ingest.sim_ids import run_base
 
     bots = ("rules", "random", "rules")
     listed = simulate_batch(4, 0, 3000, bots)

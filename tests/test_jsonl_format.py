@@ -189,7 +189,7 @@ def test_the_schema_accepts_what_the_reader_accepts(path: str, value: object) ->
 
 def test_simulated_hands_carry_their_tags_and_fit_the_schema() -> None:
     from skatlog.engine.batch import simulate_batch
-    from skatlog.engine.simulate import SimulationOptions, log_games
+    from skatlog.simulation import SimulationOptions, log_games
 
     options = SimulationOptions(hands=14, seed=3, bots=("rules", "random", "rules"),
                                 sessions=True)

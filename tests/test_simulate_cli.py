@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from skatlog.cli import app
-from skatlog.engine.simulate import (
+from skatlog.ingest.archive import read_manifest, read_table
+from skatlog.ingest.validate import iter_log_games
+from skatlog.simulation import (
     SimulationError,
     SimulationOptions,
     parse_bots,
     simulate_to_archive,
 )
-from skatlog.ingest.archive import read_manifest, read_table
-from skatlog.ingest.validate import iter_log_games
 
 runner = CliRunner()
 
@@ -113,13 +113,12 @@ def test_user_errors_are_clear(tmp_path: Path) -> None:
 
 
 def test_verify_archive_replays_every_stored_game(tmp_path: Path) -> None:
-    from skatlog.engine.simulate import verify_archive
-    from skatlog.ingest.verify import verify_rows
+    from skatlog.ingest.verify import verify_archive, verify_rows
 
     simulate_to_archive(tmp_path, SimulationOptions(hands=400, seed=21,
                                                     bots=("rules", "random", "rules")))
-    checked, problems = verify_archive(tmp_path)
-    assert (checked, problems) == (400, [])
+    report = verify_archive(tmp_path)
+    assert (report.checked, report.problems) == (400, [])
     columns = read_table(tmp_path, "games").slice(0, 50).to_pydict()
     stored = sum(text is not None for text in columns["moves"])
     count, found = verify_rows(columns)  # without its trick and call lists ...
@@ -144,10 +143,10 @@ def test_parallel_tasks_store_the_same_rows_in_one_commit(tmp_path: Path,
                                                            ) -> None:
     """Tasks on parallel threads write their own partitions; the parent commits them all at
     once. Rows and their order equal the single-process run; a re-run stores nothing."""
-    from skatlog.engine import simulate
+    from skatlog.simulation import to_archive
 
-    monkeypatch.setattr(simulate, "TASK", 1500)
-    monkeypatch.setattr(simulate, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(to_archive, "TASK", 1500)
+    monkeypatch.setattr(to_archive, "PARALLEL_THRESHOLD", 0)
     options = SimulationOptions(hands=4000, seed=8, bots=("random", "rules", "random"))
     one, two = tmp_path / "one", tmp_path / "two"
     single = simulate_to_archive(one, options, workers=1)
@@ -162,8 +161,8 @@ def test_parallel_tasks_store_the_same_rows_in_one_commit(tmp_path: Path,
         assert left.equals(right), table
     manifest = read_manifest(two)
     assert manifest.generation == 1  # one per task; the last 1,500 hands in 150-hand tasks
-    assert len(manifest.files("games")) == len(simulate.task_ranges(4000, 2)) == 2 + 10
-    assert len(read_manifest(one).files("games")) == len(simulate.task_ranges(4000)) == 3
+    assert len(manifest.files("games")) == len(to_archive.task_ranges(4000, 2)) == 2 + 10
+    assert len(read_manifest(one).files("games")) == len(to_archive.task_ranges(4000)) == 3
     again = simulate_to_archive(two, SimulationOptions(hands=5000, seed=8,
                                                        bots=options.bots), workers=2)
     assert (again.stored, again.duplicates) == (1000, 4000)
@@ -180,7 +179,7 @@ def test_simulated_ids_are_consecutive_from_the_run_base() -> None:
     import numpy as np
 
     from skatlog.engine.batch import simulate_batch
-    from skatlog.engine.simulate import batch_tables
+    from skatlog.simulation.batches import batch_tables
 
     options = SimulationOptions(hands=50, seed=3, bots=("random",) * 3).resolved()
     assert options.id_base is not None and options.resolved() is options
@@ -285,14 +284,14 @@ def test_fresh_ids_keep_the_first_of_each_id_not_in_the_archive(
     on arbitrary chunks and on consecutive ones (the fast path every simulated run takes)."""
     import numpy as np
 
-    from skatlog.engine.simulate import _fresh, _StoredIds
+    from skatlog.simulation.stored import StoredIds, fresh_ids
 
     consecutive = [list(range(start + 5 * k, start + 5 * k + 5)) for k in range(3)]
     sorted_known = np.array(sorted(known), dtype=np.int64)
     for run in (chunks, consecutive, consecutive + chunks):
-        stored, seen, kept = _StoredIds(), set(known), []
+        stored, seen, kept = StoredIds(), set(known), []
         for chunk in run:
-            keep = _fresh(np.array(chunk, dtype=np.int64), stored, sorted_known)
+            keep = fresh_ids(np.array(chunk, dtype=np.int64), stored, sorted_known)
             expected = []
             for value in chunk:
                 expected.append(value not in seen)
@@ -306,19 +305,19 @@ def test_a_rerun_skips_the_chunks_already_stored_and_reports_the_same_counts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Hands whose ids the archive holds are not simulated again (their ids are known in
     advance); the summary still counts their games and wins, read from the archive."""
-    from skatlog.engine import simulate
+    from skatlog.simulation import batches
 
     options = SimulationOptions(hands=3000, seed=21, bots=("rules", "random", "rules"))
     first = simulate_to_archive(tmp_path, options, chunk=500, workers=1)
     assert first.stored == 3000 and 0 < first.declarer_won < first.played < 3000
     simulated: list[tuple[int, int]] = []
-    real = simulate.simulate_batch
+    real = batches.simulate_batch
 
     def counting(seed: int, start: int, count: int, *args: object, **kwargs: object) -> object:
         simulated.append((start, count))
         return real(seed, start, count, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(simulate, "simulate_batch", counting)
+    monkeypatch.setattr(batches, "simulate_batch", counting)
     again = simulate_to_archive(tmp_path, options, chunk=500, workers=1)
     assert simulated == []
     assert (again.stored, again.duplicates) == (0, 3000)
@@ -336,8 +335,8 @@ def test_a_rerun_skips_the_chunks_already_stored_and_reports_the_same_counts(
 def test_id_bounds_split_a_range_that_wraps_past_the_largest_id() -> None:
     import numpy as np
 
-    from skatlog.engine.batch.encode import run_ids
-    from skatlog.engine.simulate import id_bounds
+    from skatlog.ingest.sim_ids import run_ids
+    from skatlog.simulation.stored import id_bounds
 
     top = 2**63 - 1
     assert id_bounds(10, [(0, 5), (7, 7)]) == [(10, 14)]

@@ -14,7 +14,6 @@ import pytest
 
 from skatlog.engine import GameState, Play
 from skatlog.engine.record import GameRecord
-from skatlog.engine.simulate import SimulationOptions, simulate_to_archive, simulate_to_file
 from skatlog.ingest.archive import read_table
 from skatlog.ingest.export import export_archive
 from skatlog.ingest.fast import ingest_iss_fast
@@ -31,6 +30,7 @@ from skatlog.ingest.simulated import (
     seat_bots,
 )
 from skatlog.ingest.validate import iter_log_games
+from skatlog.simulation import SimulationOptions, simulate_to_archive, simulate_to_file
 
 HANDS = 400
 BOTS = ("rules", "random", "rules")

@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
 from skatlog.cli import app
-from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
 from skatlog.ingest.archive import committed_files
 from skatlog.ingest.verify import verify_archive
+from skatlog.simulation import SimulationOptions, simulate_to_archive
 
 runner = CliRunner()
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"

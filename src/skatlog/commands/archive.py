@@ -108,9 +108,9 @@ def ingest(
 def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, scheduler: str,
                        staging: str | None) -> None:
     """``skatlog ingest --scheduler``: the same files, validated on a Dask cluster."""
-    from skatlog.engine.cluster import ClusterError, ingest_files_on_cluster
     from skatlog.ingest.archive import ArchiveError, UnusableArchive
     from skatlog.ingest.sources import SourceError
+    from skatlog.simulation.cluster import ClusterError, ingest_files_on_cluster
 
     try:
         counts = ingest_files_on_cluster(scheduler, paths, archive, fmt, staging=staging)

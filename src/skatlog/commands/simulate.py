@@ -70,7 +70,8 @@ def simulate(
         "and the run refused).")] = False,
 ) -> None:
     """Simulate hands with bots under the full rules, into the archive or a log file."""
-    from skatlog.engine.simulate import (
+    from skatlog.ingest.archive import ArchiveError, UnusableArchive
+    from skatlog.simulation import (
         SimulationError,
         SimulationOptions,
         file_format,
@@ -79,7 +80,6 @@ def simulate(
         simulate_to_archive,
         simulate_to_file,
     )
-    from skatlog.ingest.archive import ArchiveError, UnusableArchive
 
     console = Console(stderr=True)
     if archive is not None and out is not None:
@@ -111,7 +111,7 @@ def simulate(
         if bar is not None:
             bar.start()
         if scheduler is not None:
-            from skatlog.engine.cluster import ClusterError, simulate_on_cluster
+            from skatlog.simulation.cluster import ClusterError, simulate_on_cluster
 
             try:
                 summary = simulate_on_cluster(scheduler, archive, options, staging=staging,

@@ -1,26 +1,30 @@
-"""Compiled row encoders and ids for simulated hands (no Python loop per hand).
+"""The archive rows of a batch of simulated hands, in one compiled pass (no Python loop per hand).
 
-:func:`batch_rows` makes every row array of a batch in one compiled pass: each hand's move
-list in the archive's compact notation (``skatlog.ingest.schema.encode_moves``:
+:func:`batch_rows` makes every row array of a batch of the batch simulator
+(:class:`skatlog.engine.batch.BatchGames`) in one compiled pass: each hand's move list in
+the archive's compact notation (:func:`.schema.encode_moves`:
 ``"1p 2p 018 0s 0dST.H8 0=C 0CJ ..."``) as one UTF-8 buffer plus offsets, ready to become an
-Arrow string column (:func:`moves_text` alone; a test holds it equal to ``encode_moves``), the
-card masks, and the ``tricks`` and ``auction`` rows. :func:`run_ids` gives a run's hands
-their 64-bit ids, derived from what decides them (generator, seed, bots, options, index).
+Arrow string column (:func:`moves_text` alone; a test holds it equal to ``encode_moves``),
+the card masks, and the ``tricks`` and ``auction`` rows. :mod:`.sim_tables` wraps them as
+Arrow tables.
+
+The compiled code reads the simulator's layout (the ``GAME_COLUMNS`` positions, the
+declaration table) from arguments, never from globals: numba's on-disk cache checks only
+this file, so a constant baked in from another module would go stale when that one changes.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..cards import DECK
-from ..contract import Contract, Declaration
-from .jit import njit
-from .kernel import GAME_COLUMNS
-from .tables import DECL_T
+from skatlog.engine.batch.games import BatchGames
+from skatlog.engine.batch.jit import njit
+from skatlog.engine.batch.kernel import GAME_COLUMNS
+from skatlog.engine.batch.tables import DECL_T
+from skatlog.engine.cards import DECK
+from skatlog.engine.contract import Contract, Declaration
 
 #: Two ASCII bytes per card name (``CJ``, ``ST``, ``D7``).
 CARD_NAME_T = np.array([[ord(c.name[0]), ord(c.name[1])] for c in DECK], dtype=np.uint8)
@@ -41,11 +45,10 @@ def _decl_names() -> tuple[np.ndarray, np.ndarray]:
 
 #: DECL_NAME_T[decl] -> ISS declaration text (``G``, ``CHS``, ``NOH``), DECL_LEN_T its length.
 DECL_NAME_T, DECL_LEN_T = _decl_names()
-_COL_DECLARER = GAME_COLUMNS.index("declarer")
-_COL_PICKUP = GAME_COLUMNS.index("pickup")
-_COL_FIRST = GAME_COLUMNS.index("declare_first")
-_COL_DECL = GAME_COLUMNS.index("decl")
-_COL_NCARDS = GAME_COLUMNS.index("n_cards")
+#: Positions in ``GAME_COLUMNS`` of what the row pass reads, in the order of ``_C_*``.
+COLUMNS_READ = np.array([GAME_COLUMNS.index(name) for name in (
+    "declarer", "pickup", "declare_first", "decl", "n_cards")], dtype=np.int64)
+_C_DECLARER, _C_PICKUP, _C_FIRST, _C_DECL, _C_NCARDS = range(5)
 
 
 @njit(inline="always", error_model="numpy")
@@ -62,7 +65,9 @@ def _int_text(out: np.ndarray, pos: int, value: int, write: bool) -> int:
 @njit(inline="always", error_model="numpy")
 def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
                 game: np.ndarray, discard: np.ndarray, cards: np.ndarray,
-                winners: np.ndarray, out: np.ndarray, pos: int, write: bool) -> int:
+                winners: np.ndarray, cols: np.ndarray, card_names: np.ndarray,
+                decl_names: np.ndarray, decl_lens: np.ndarray, out: np.ndarray, pos: int,
+                write: bool) -> int:
     start = pos
     for k in range(n_calls[i]):
         if pos > start:
@@ -83,17 +88,17 @@ def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.n
             pos += 1
         else:
             pos = _int_text(out, pos, code, write)
-    decl = game[i, _COL_DECL]
+    decl = game[i, cols[_C_DECL]]
     if decl < 0:
         return pos
-    d = game[i, _COL_DECLARER]
+    d = game[i, cols[_C_DECLARER]]
     # the declarer's steps: declare (2) alone, or pick up (0), then discard (1) and declare
     # in the order they were made; packed as base-4 digits, no array per row
     n_steps = 1
     steps = 2
-    if game[i, _COL_PICKUP]:
+    if game[i, cols[_C_PICKUP]]:
         n_steps = 3
-        steps = 0 + 4 * 2 + 16 * 1 if game[i, _COL_FIRST] else 0 + 4 * 1 + 16 * 2
+        steps = 0 + 4 * 2 + 16 * 1 if game[i, cols[_C_FIRST]] else 0 + 4 * 1 + 16 * 2
     for s in range(n_steps):
         step = (steps >> (2 * s)) & 3
         if write:
@@ -109,57 +114,58 @@ def _encode_row(i: int, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.n
                 a = discard[i, 0]
                 b = discard[i, 1]
                 out[pos] = 100  # d
-                out[pos + 1] = CARD_NAME_T[a, 0]
-                out[pos + 2] = CARD_NAME_T[a, 1]
+                out[pos + 1] = card_names[a, 0]
+                out[pos + 2] = card_names[a, 1]
                 out[pos + 3] = 46  # .
-                out[pos + 4] = CARD_NAME_T[b, 0]
-                out[pos + 5] = CARD_NAME_T[b, 1]
+                out[pos + 4] = card_names[b, 0]
+                out[pos + 5] = card_names[b, 1]
             pos += 6
         else:
             if write:
                 out[pos] = 61  # =
-                for k in range(DECL_LEN_T[decl]):
-                    out[pos + 1 + k] = DECL_NAME_T[decl, k]
-            pos += 1 + DECL_LEN_T[decl]
+                for k in range(decl_lens[decl]):
+                    out[pos + 1 + k] = decl_names[decl, k]
+            pos += 1 + decl_lens[decl]
     if not write:
-        return pos + 4 * game[i, _COL_NCARDS]
+        return pos + 4 * game[i, cols[_C_NCARDS]]
     leader = 0
-    for k in range(game[i, _COL_NCARDS]):
+    for k in range(game[i, cols[_C_NCARDS]]):
         trick = k // 3
         seat = (leader + k % 3) % 3
         if write:
             card = cards[i, k]
             out[pos] = 32
             out[pos + 1] = 48 + seat
-            out[pos + 2] = CARD_NAME_T[card, 0]
-            out[pos + 3] = CARD_NAME_T[card, 1]
+            out[pos + 2] = card_names[card, 0]
+            out[pos + 3] = card_names[card, 1]
         pos += 4
         if k % 3 == 2:
             leader = winners[i, trick]
     return pos
 
 
-def moves_text(batch: object) -> tuple[np.ndarray, np.ndarray]:
+def moves_text(batch: BatchGames) -> tuple[np.ndarray, np.ndarray]:
     """(int32 offsets, UTF-8 bytes) of every hand's compact move list, as
     :func:`batch_rows` writes them for the hands it is asked to."""
-    n = len(batch)  # type: ignore[arg-type]
+    n = len(batch)
     rows = batch_rows(batch, np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.bool_))
     return rows.offsets, rows.text
 
 
-def needs_moves_text(batch: object) -> np.ndarray:
+def needs_moves_text(batch: BatchGames) -> np.ndarray:
     """Which hands' move lists the archive's rows cannot rebuild
-    (:func:`skatlog.ingest.rebuild.moves_from_rows`): those where the declarer named the
-    game before laying the skat away, an order no row records. Only they get ``moves``."""
-    col = batch.column  # type: ignore[attr-defined]
+    (:func:`.rebuild.moves_from_rows`): those where the declarer named the game before
+    laying the skat away, an order no row records. Only they get ``moves``."""
+    col = batch.column
     return (col("decl") >= 0) & (col("pickup") != 0) & (col("declare_first") != 0)
 
 
 @njit(nogil=True, error_model="numpy")
 def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray,
                 call_seats: np.ndarray, game: np.ndarray, discard: np.ndarray,
-                cards: np.ndarray, winners: np.ndarray,
-                text_rows: np.ndarray
+                cards: np.ndarray, winners: np.ndarray, text_rows: np.ndarray,
+                cols: np.ndarray, card_names: np.ndarray, decl_names: np.ndarray,
+                decl_lens: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                            np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every row array of a batch in one pass over its hands (each hand read once, while
@@ -174,8 +180,9 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
         offsets[i + 1] = offsets[i]
         if text_rows[i]:
             offsets[i + 1] += _encode_row(i, n_calls, calls, call_seats, game, discard,
-                                          cards, winners, scratch, 0, False)
-        n_tricks += game[i, _COL_NCARDS] // 3
+                                          cards, winners, cols, card_names, decl_names,
+                                          decl_lens, scratch, 0, False)
+        n_tricks += game[i, cols[_C_NCARDS]] // 3
         n_rows += n_calls[i]
     text = np.empty(offsets[count], dtype=np.uint8)
     masks = np.zeros((3, count), dtype=np.uint32)
@@ -190,8 +197,8 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
     crow = 0
     for i in range(count):
         if text_rows[i]:
-            _encode_row(i, n_calls, calls, call_seats, game, discard, cards, winners, text,
-                        offsets[i], True)
+            _encode_row(i, n_calls, calls, call_seats, game, discard, cards, winners, cols,
+                        card_names, decl_names, decl_lens, text, offsets[i], True)
         for part in range(3):
             mask = 0
             for k in range(10 * part, 10 * part + 10):
@@ -199,7 +206,7 @@ def _batch_rows(ids: np.ndarray, deal: np.ndarray, n_calls: np.ndarray, calls: n
             masks[part, i] = mask
         gid = ids[i]
         leader = 0
-        for t in range(int(game[i, _COL_NCARDS]) // 3):
+        for t in range(int(game[i, cols[_C_NCARDS]]) // 3):
             winner = int(winners[i, t])
             c0 = int(cards[i, 3 * t])
             c1 = int(cards[i, 3 * t + 1])
@@ -251,69 +258,14 @@ class BatchRows:
     is_pass: np.ndarray
 
 
-def batch_rows(batch: object, ids: np.ndarray, text_rows: np.ndarray) -> BatchRows:
-    """All row arrays of ``batch`` (a :class:`~.games.BatchGames`) whose games get ``ids``;
-    the moves text of the hands ``text_rows`` (a bool array) marks."""
+def batch_rows(batch: BatchGames, ids: np.ndarray, text_rows: np.ndarray) -> BatchRows:
+    """All row arrays of ``batch`` whose games get ``ids``; the moves text of the hands
+    ``text_rows`` (a bool array) marks."""
     b = batch
     return BatchRows(ids, *_batch_rows(
-        ids, b.deal, b.n_calls, b.calls, b.call_seats, b.game,  # type: ignore[attr-defined]
-        b.discard, b.cards, b.winners,  # type: ignore[attr-defined]
-        np.ascontiguousarray(text_rows, dtype=np.bool_)))
-
-
-#: Hands per bot mix in the behaviour probe of :func:`generator_fingerprint`.
-PROBE_HANDS = 4096
-#: Bumped by hand when the id scheme itself changes.
-ID_SCHEME = b"skatlog-simulated-ids/1"
-
-
-def generator_fingerprint() -> bytes:
-    """A digest of what the simulator DOES: every output array of a fixed probe --
-    :data:`PROBE_HANDS` hands with three random bots and as many with rules and random bots
-    in every seat. It changes when a rule, a table or a bot changes the play, and not for
-    an edit of comments, formatting or line endings, nor between machines (the kernel's
-    output is the same everywhere, see ``kernel.py``). A change that touches none of the
-    probe's hands goes unnoticed: a rerun then keeps the hands already stored."""
-    from .games import simulate_batch
-
-    digest = hashlib.sha256(ID_SCHEME)
-    for bots in (("random", "random", "random"), ("rules", "random", "rules")):
-        # the deals in dealing order, as before deals were listed in card order (a storage
-        # matter that changes no play), so that run ids stay the same across that change
-        probe = simulate_batch(0x5EED, 0, PROBE_HANDS, bots, threads=1, in_card_order=False)
-        for array in (probe.deal, probe.n_calls, probe.calls, probe.call_seats, probe.game,
-                      probe.discard, probe.cards, probe.winners):
-            digest.update(np.ascontiguousarray(array).tobytes())
-    return digest.digest()
-
-
-_FINGERPRINT: bytes | None = None
-
-
-def run_base(seed: int, bots: Sequence[str], salt: int = 0) -> int:
-    """The id of hand 0 of a run: 64 bits of BLAKE2b over the generator fingerprint, the
-    seed, the bots by table position and ``salt`` (run options such as sessions).
-
-    A simulated hand is a pure function of (generator, seed, bots, options, hand index),
-    so hand ``i`` gets id ``base + i`` (mod 2**64, as int64): a rerun of the same seed
-    yields the same ids (stored once), a generator that plays differently yields new ones,
-    and the ids of a run are consecutive, which Parquet stores in almost no space. Two
-    runs' ranges overlap with odds of about (hands of both)**2 / 2**64.
-    """
-    global _FINGERPRINT
-    if _FINGERPRINT is None:
-        _FINGERPRINT = generator_fingerprint()
-    key = b"\x1f".join([_FINGERPRINT, str(seed).encode(), ",".join(bots).encode(),
-                         str(salt).encode()])
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
-
-
-def run_ids(base: int, start: int, count: int) -> np.ndarray:
-    """int64 ids of hands ``start .. start + count - 1`` of the run whose hand 0 has id
-    ``base`` (see :func:`run_base`)."""
-    with np.errstate(over="ignore"):
-        ids = np.uint64(base) + np.arange(start, start + count, dtype=np.uint64)
-    return ids.view(np.int64)
+        ids, b.deal, b.n_calls, b.calls, b.call_seats, b.game, b.discard, b.cards, b.winners,
+        np.ascontiguousarray(text_rows, dtype=np.bool_), COLUMNS_READ, CARD_NAME_T,
+        DECL_NAME_T, DECL_LEN_T))
 
 
 #: Column names of :attr:`BatchRows.trick`, in order.

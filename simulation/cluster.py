@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,16 +25,22 @@ import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from .simulate import (
-    CHUNK,
-    SimulationOptions,
-    SimulationSummary,
-    chunk_ranges,
-    iter_tables,
-    merged_ranges,
-    split_stored,
-    stored_outcomes,
+from skatlog import __version__
+from skatlog.ingest.archive import (
+    ArchiveWriter,
+    archive_path,
+    committed_game_ids,
+    new_ingest_id,
 )
+from skatlog.ingest.pipeline import file_digest
+from skatlog.ingest.schema import GameRowsBuilder, RejectRowsBuilder, ingest_table
+from skatlog.ingest.simulated import claims_simulation, reproduce
+from skatlog.ingest.sources import FORMATS, SourceError, expand_paths
+from skatlog.ingest.validate import iter_log_games
+
+from .batches import CHUNK, chunk_ranges, iter_tables
+from .options import SimulationOptions, SimulationSummary
+from .stored import merged_ranges, split_stored, stored_outcomes
 
 #: Hands per Dask task.
 SHARD = 1_000_000
@@ -136,17 +143,8 @@ def simulate_on_cluster(
     ``scheduler`` is an address (``tcp://host:8786``) or a ``distributed.Client``;
     ``staging`` is the shared path the workers write to (default: a hidden directory inside
     the archive, which suits a shared file system). The archive gets exactly the rows a
-    single-process :func:`~.simulate.simulate_to_archive` run would give.
+    single-process :func:`~.to_archive.simulate_to_archive` run would give.
     """
-    from skatlog import __version__
-    from skatlog.ingest.archive import (
-        ArchiveWriter,
-        archive_path,
-        committed_game_ids,
-        new_ingest_id,
-    )
-    from skatlog.ingest.schema import ingest_table
-
     options = options.resolved()  # one id base for every shard, whatever the workers run
     started = datetime.now(UTC)
     clock = time.perf_counter()
@@ -211,13 +209,6 @@ def ingest_shard(path: str, fmt: str, staging: str, name: str, ingest_id: str
                  ) -> dict[str, Any]:
     """Dask task: read and validate one log file and stage its rows (games, tricks,
     auction, rejects) as Parquet partitions. Returns the file's counters."""
-    from collections import Counter
-
-    from skatlog.ingest.pipeline import file_digest
-    from skatlog.ingest.schema import GameRowsBuilder, RejectRowsBuilder
-    from skatlog.ingest.simulated import claims_simulation, reproduce
-    from skatlog.ingest.validate import iter_log_games
-
     rows = GameRowsBuilder(ingest_id)
     rejects = RejectRowsBuilder(ingest_id)
     by_code: Counter[str] = Counter()
@@ -262,13 +253,6 @@ def ingest_files_on_cluster(
     ``rejects_stored``, ``rejected_by_code``, ``ingest_id``, ``seconds``). Games stored
     before, or found in several files, are stored once (the writer deduplicates by id).
     """
-    from collections import Counter
-
-    from skatlog import __version__
-    from skatlog.ingest.archive import ArchiveWriter, archive_path, new_ingest_id
-    from skatlog.ingest.schema import ingest_table
-    from skatlog.ingest.sources import FORMATS, SourceError, expand_paths
-
     if fmt not in FORMATS:
         raise SourceError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     files = [str(p) for p in expand_paths([Path(p) for p in paths])]
