@@ -32,16 +32,26 @@ from skatlog.engine.moves import (
     TimeOut,
 )
 from skatlog.engine.record import GameRecord
+from skatlog.engine.rules import ISKO_ISS
 
-from .model import GameError, GameMeta, LogGame, LogSyntaxError, ParsedGame, RecordedResult
+from .model import (
+    GameError,
+    GameMeta,
+    LogGame,
+    LogSyntaxError,
+    ParsedGame,
+    RecordedResult,
+    UnknownRules,
+    read_rules,
+)
 
 #: Tags the reader maps onto :class:`GameMeta` / moves / result; every other tag is kept
 #: verbatim in ``extra["tags"]`` so the writer can reproduce it.
 CORE_TAGS = frozenset({"GM", "SE", "ID", "DT", "P0", "P1", "P2", "MV", "R", "RU"})
-#: ``RU[skatlog]`` marks a record of a game played under skatlog's own rules (R9: every game
-#: to ten tricks, ladder bids only); without it a record follows the ISS conventions (R17
-#: early endings, R18 off-ladder bids).
-SKATLOG_RULES = "skatlog"
+# ``RU[isko]`` (older: ``RU[skatlog]``) marks a record of a game played under another rule
+# set than ISS's, here skatlog's own (R9: every game to ten tricks, ladder bids only);
+# without it a record follows the ISS conventions, ``isko+iss`` (R17 early endings, R18
+# off-ladder bids, R7).
 DEFAULT_TAGS = {"PC": "skatlog", "CO": "", "R0": "", "R1": "", "R2": ""}
 DATE_FORMAT = "%Y-%m-%d/%H:%M:%S/UTC"
 
@@ -159,8 +169,7 @@ def read_iss(text: str, *, source: str = "", line: int = 1, complete: bool = Tru
     input: problems are in ``errors`` (codes ``syntax``, ``truncated``, ``bad_deal``,
     ``corrupt_card``, ``illegal_declaration``) with the move number where they sit.
     """
-    parsed = ParsedGame(source=source, line=line, raw=text, format="iss", recorded_log=True,
-                        extra_bids=ISS_EXTRA_BIDS)
+    parsed = ParsedGame(source=source, line=line, raw=text, format="iss", rules=ISKO_ISS)
     stripped = text.strip()
     complete = complete and stripped.endswith(";)")
     parsed.complete = complete
@@ -173,9 +182,11 @@ def read_iss(text: str, *, source: str = "", line: int = 1, complete: bool = Tru
         complete = parsed.complete = False
     try:
         parsed.meta, parsed.extra["tags"] = _meta(props, parsed)
-        if props.get("RU", "").strip() == SKATLOG_RULES:
-            parsed.recorded_log = False
-            parsed.extra_bids = frozenset()
+        if "RU" in props:
+            try:
+                parsed.rules = read_rules(props["RU"])
+            except UnknownRules as err:
+                raise LogSyntaxError("syntax", f"RU[...]: {err}") from None
         if "MV" not in props:
             if complete:
                 raise LogSyntaxError("syntax", "the record has no move list MV[...]")
@@ -312,7 +323,7 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
             moves.append((number, Hold(seat)))
         elif action.isascii() and action.isdigit():
             value = int(action)
-            if value in parsed.extra_bids:  # R18: accepted in ISS records, with a warning
+            if parsed.rules.iss_bids and value in ISS_EXTRA_BIDS:  # R18: with a warning
                 parsed.warnings.append(GameError(
                     "off_ladder_bid", f"bid {value} is not on the bidding ladder; ISS accepted"
                     " it, so it is admitted in this ISS record (R18)", parsed.line, number,
@@ -557,8 +568,8 @@ def format_iss(record: GameRecord, meta: GameMeta | None = None,
                ) -> str:
     """One ISS line for ``record`` with ``meta``; ``tags`` adds or overrides other tags.
 
-    A game played under skatlog's own rules (``record.recorded`` false) gets ``RU[skatlog]``
-    so that reading it back replays it the same way (no ISS early endings, R9).
+    A game played under another rule set than ISS's (``isko+iss``) gets ``RU[<rules>]``,
+    e.g. ``RU[isko]``, so that reading it back replays it the same way (R9).
     """
     meta = meta or GameMeta()
     # A game from elsewhere gets the tags of an archive line; a read ISS record keeps its own.
@@ -572,8 +583,8 @@ def format_iss(record: GameRecord, meta: GameMeta | None = None,
                ("P0", meta.players[0]), ("P1", meta.players[1]), ("P2", meta.players[2])]
     fields += [(tag, tags.pop(tag)) for tag in ("R0", "R1", "R2") if tag in tags]
     fields += [(tag, value) for tag, value in tags.items() if tag not in CORE_TAGS]
-    if not record.recorded:
-        fields.append(("RU", SKATLOG_RULES))
+    if record.rules != ISKO_ISS:
+        fields.append(("RU", str(record.rules)))
     fields.append(("MV", format_moves(record) + " "))
     text = "(;" + "".join(f"{tag}[{_escape(value)}]" for tag, value in fields)
     if recorded is not None:

@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from skatlog.engine import ISS_EXTRA_BIDS, Card, Contract, Deal, Declaration
+from skatlog.engine import Card, Contract, Deal, Declaration
 from skatlog.engine.errors import BadDeal
 from skatlog.engine.moves import (
     Bid,
@@ -29,13 +29,21 @@ from skatlog.engine.moves import (
     TimeOut,
 )
 from skatlog.engine.record import GameRecord
+from skatlog.engine.rules import ISKO
 
 from .iss import recorded_from_result
-from .model import GameMeta, LogGame, LogSyntaxError, ParsedGame, RecordedResult
+from .model import (
+    GameMeta,
+    LogGame,
+    LogSyntaxError,
+    ParsedGame,
+    RecordedResult,
+    UnknownRules,
+    read_rules,
+)
 
 FORMAT = "skatlog/1"
 SEAT_KEYS = ("forehand", "middlehand", "rearhand")
-RULES = ("skatlog", "iss")
 CONCESSIONS: dict[str, type[Resign | ShowCards | TimeOut | Leave]] = {
     "resign": Resign, "show_cards": ShowCards, "time_out": TimeOut, "leave": Leave,
 }
@@ -62,12 +70,10 @@ def read_jsonl(text: str, *, source: str = "", line: int = 1) -> ParsedGame:
             raise LogSyntaxError("syntax", f'the line is not "format": "{FORMAT}"'
                                  f" (found {_short(obj.get('format'))})")
         parsed.meta = _meta(obj)
-        rules = _get(obj, "rules", str, "skatlog")
-        if rules not in RULES:
-            raise LogSyntaxError("syntax", f'"rules" is "skatlog" or "iss", not {_short(rules)}')
-        if rules == "iss":  # a recorded ISS game: R17 early endings, R18 off-ladder bids
-            parsed.recorded_log = True
-            parsed.extra_bids = ISS_EXTRA_BIDS
+        try:  # isko+iss: a recorded ISS game (R17 early endings, R18 off-ladder bids)
+            parsed.rules = read_rules(_get(obj, "rules", str, "isko"))
+        except UnknownRules as err:
+            raise LogSyntaxError("syntax", f'"rules": {err}') from None
         tags = _get(obj, "tags", dict, {})
         if not all(isinstance(v, str) for v in tags.values()):
             raise LogSyntaxError("syntax", '"tags" values must be strings')
@@ -291,8 +297,8 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
     """The skatlog/1 object of a game (see docs/skatlog-format.md)."""
     meta = meta or GameMeta()
     obj: dict[str, Any] = {"format": FORMAT}
-    if record.recorded:
-        obj["rules"] = "iss"
+    if record.rules != ISKO:
+        obj["rules"] = str(record.rules)
     if meta.record_id:
         obj["id"] = meta.record_id
     if meta.session_id or meta.hand_no is not None:

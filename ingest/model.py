@@ -13,6 +13,20 @@ from datetime import datetime
 from skatlog.engine.deal import Deal
 from skatlog.engine.moves import Move
 from skatlog.engine.record import GameRecord
+from skatlog.engine.rules import ISKO, ISKO_ISS, Rules, UnknownRules
+
+#: Spellings of a rule set that records written before the ``NAME[+OPTION]`` form carry.
+_OLD_RULE_NAMES = {"skatlog": ISKO, "iss": ISKO_ISS}
+
+
+def read_rules(text: str) -> Rules:
+    """The rule set a record names: ``NAME[+OPTION...]`` (``isko``, ``isko+iss``), or the
+    older ``skatlog`` (= ``isko``) and ``iss`` (= ``isko+iss``). :class:`UnknownRules` else."""
+    old = _OLD_RULE_NAMES.get(text.strip())
+    return old if old is not None else Rules.parse(text)
+
+
+__all__ = ["UnknownRules"]
 
 #: Stable error codes (issue "Game-log formats ..."): every diagnostic carries one.
 ERROR_CODES = (
@@ -123,8 +137,8 @@ class ParsedGame:
 
     ``errors`` holds what reading found (syntax, truncation, corrupt cards); the replay in
     :mod:`skatlog.ingest.validate` adds the rule errors and turns this into a :class:`LogGame`.
-    ``recorded_log`` selects R17's early endings (ISS records); ``extra_bids`` admits R18's
-    off-ladder ISS bids.
+    ``rules`` is the rule set the record is replayed under: ``isko+iss`` for ISS records
+    (R17's early endings, R18's off-ladder bids), the record's own for skatlog/1.
     """
 
     source: str
@@ -135,8 +149,7 @@ class ParsedGame:
     deal: Deal | None = None
     moves: list[tuple[int, Move]] = field(default_factory=list)
     recorded: RecordedResult | None = None
-    recorded_log: bool = False
-    extra_bids: frozenset[int] = frozenset()
+    rules: Rules = ISKO
     errors: list[GameError] = field(default_factory=list)
     warnings: list[GameError] = field(default_factory=list)
     complete: bool = True  # False when the text stops before the record's end

@@ -83,8 +83,7 @@ def replay_parsed(parsed: ParsedGame) -> LogGame:
     record: GameRecord | None = None
     value_check = "not_recorded"
     if not errors and parsed.deal is not None:
-        state = GameState(parsed.deal, recorded=parsed.recorded_log,
-                          extra_bids=parsed.extra_bids)
+        state = GameState(parsed.deal, rules=parsed.rules)
         for number, move in parsed.moves:
             try:
                 state.apply(move)
@@ -121,7 +120,7 @@ def _expected(state: GameState) -> str:
 # ---------------------------------------------------------------- value check
 def _early_iss(parsed: ParsedGame) -> bool:
     """True for a record of the 2007-2008 ISS (``PC[Internet Skat Server]`` or dated then)."""
-    if not parsed.recorded_log:
+    if not parsed.rules.early_endings:
         return False
     tags = parsed.extra.get("tags")
     server = tags.get("PC", "") if isinstance(tags, dict) else ""

@@ -57,7 +57,7 @@ def test_iss_records_round_trip_through_jsonl(iss_dir: Path) -> None:
         same_game(game, again)
         assert again.value_check == game.value_check
         assert again.extra.get("tags") == game.extra["tags"]
-        assert json.loads(line)["rules"] == "iss"  # R17 early endings survive the trip
+        assert json.loads(line)["rules"] == "isko+iss"  # R17 early endings survive the trip
         assert write_jsonl(again) == line
         count += 1
     assert count == 25
@@ -230,3 +230,22 @@ def test_a_date_without_utc_offset_is_written_back_as_the_log_wrote_it(
     aware = dict(line, date="2026-10-06T19:00:00+02:00")  # an offset: no text kept
     log.write_text(json.dumps(aware) + "\n")
     assert "date" not in next(iter(iter_log_games([log]))).extra
+
+
+def test_rules_field_reads_old_and_new_spellings_and_refuses_unknown() -> None:
+    """``rules`` is NAME[+OPTION]; the older "skatlog"/"iss" still read; others are errors."""
+    from skatlog.engine import ISKO, ISKO_ISS
+    from skatlog.ingest.jsonl import read_jsonl
+
+    base = {"format": "skatlog/1", "deal": {
+        "forehand": "CJ.SJ.HJ.DJ.CA.CT.CK.CQ.H7.H8", "middlehand": "C9.C8.HA.HT.HK.HQ.H9.SA.ST.SK",
+        "rearhand": "C7.SQ.S9.S8.S7.DA.DT.DK.DQ.D9", "skat": "D7.D8"}, "auction": []}
+    for spelling, rules in (("isko", ISKO), ("skatlog", ISKO), ("iss", ISKO_ISS),
+                            ("isko+iss", ISKO_ISS), (None, ISKO)):
+        obj = dict(base, rules=spelling) if spelling else base
+        parsed = read_jsonl(json.dumps(obj), source="x.jsonl")
+        assert parsed.rules == rules and not parsed.errors, spelling
+    for bad in ("isko+turbo", "ramschpoker", "isko++iss", "isko+iss+iss"):
+        parsed = read_jsonl(json.dumps(dict(base, rules=bad)), source="x.jsonl")
+        assert [e.code for e in parsed.errors] == ["syntax"], bad
+        assert '"rules"' in parsed.errors[0].message
