@@ -1,7 +1,7 @@
 """Small archives of engine-played sessions, for tests, demos and benchmarks.
 
 Sessions are played by the engine (:func:`~skatlog.engine.play_session`) and stored with the
-archive's own row builder and writer (:mod:`skatlog.ingest.schema`,
+archive's own row builder and writer (:mod:`skatlog.ingest.rows`,
 :mod:`skatlog.ingest.archive`), so the rows are exactly what ``skatlog simulate`` and
 ``skatlog ingest`` store. Use the ``origin`` argument to pose as logged games.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from skatlog.engine import Player, RandomPlayer, play_session
 from skatlog.engine.session import seat_players
 from skatlog.ingest.archive import ArchiveWriter
-from skatlog.ingest.schema import GameRowsBuilder, SimulatedMeta
+from skatlog.ingest.rows import GameRowsBuilder, SimulatedMeta
 
 DEFAULT_PLAYERS = ("Anna", "Ben", "Clara", "Dora")
 

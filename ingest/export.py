@@ -1,7 +1,7 @@
 """Export the archive's games back to log text: ISS lines or skatlog JSON Lines.
 
 Each ``games`` row is turned back into the :class:`~.model.LogGame` it was stored from
-(:func:`~.schema.log_game_from_row` replays its moves through the engine) and written with
+(:func:`~.row_game.log_game_from_row` replays its moves through the engine) and written with
 the format's writer (:func:`~.iss.write_iss`, :func:`~.jsonl.write_jsonl`). With the default
 ``result="recorded"`` a game keeps exactly the result its log claimed (none when it claimed
 none), so export -> ingest gives the same game ids and the same rows. That holds for
@@ -28,7 +28,7 @@ import pyarrow as pa
 from .archive import ArchiveError, archive_path, check_committed, iter_batches
 from .computed import DEAL_INPUTS, NotADeal, with_deals
 from .model import LogGame
-from .schema import EXPORT_COLUMNS, log_game_from_row
+from .row_game import EXPORT_COLUMNS, log_game_from_row
 from .simulated import export_identity
 
 EXPORT_FORMATS = ("iss", "jsonl")
@@ -49,7 +49,7 @@ class StoredGameError(ArchiveError):
 def iter_archive_games(archive: str | os.PathLike[str] | None = None,
                        where: Callable[[dict], bool] | None = None) -> Iterator[LogGame]:
     """The archive's games as :class:`LogGame` values, in commit order (streamed);
-    ``where(row)`` filters on the row's :data:`~.schema.EXPORT_COLUMNS`."""
+    ``where(row)`` filters on the row's :data:`~.row_game.EXPORT_COLUMNS`."""
     root = archive_path(archive)
     with ChildRows(root) as children:
         for stored in iter_batches(root, "games", columns=_READ_COLUMNS, batch_size=8192):
@@ -178,7 +178,7 @@ def _format_batch(job: tuple[pa.RecordBatch, str, str], children: ChildRows | No
 
 
 def _export_columns(stored: pa.RecordBatch) -> pa.RecordBatch:
-    """A stored batch of ``games`` as export reads it: :data:`~.schema.EXPORT_COLUMNS`,
+    """A stored batch of ``games`` as export reads it: :data:`~.row_game.EXPORT_COLUMNS`,
     with every deal (a deal stored as null rebuilt from the masks)."""
     try:
         return with_deals(stored).select(list(EXPORT_COLUMNS))

@@ -37,17 +37,17 @@ from rich.text import Text
 from skatlog import __version__
 
 from .archive import ArchiveWriter, archive_path
+from .ids import game_id_of
 from .model import GameError, LogGame
-from .schema import (
+from .rows import (
     GameRowsBuilder,
     RejectRowsBuilder,
     ScannedMoves,
-    SchemaError,
-    game_id_of,
     ingest_table,
     scan_moves,
     unstorable_text,
 )
+from .schema import SchemaError
 from .simulated import claims_simulation, reproduce
 
 #: Games per batch: large enough for fast columnar writes, small enough for bounded memory.

@@ -2,7 +2,7 @@
 
 :func:`batch_rows` makes every row array of a batch of the batch simulator
 (:class:`skatlog.engine.batch.BatchGames`) in one compiled pass: each hand's move list in
-the archive's compact notation (:func:`.schema.encode_moves`:
+the archive's compact notation (:func:`.moves_codec.encode_moves`:
 ``"1p 2p 018 0s 0dST.H8 0=C 0CJ ..."``) as one UTF-8 buffer plus offsets, ready to become an
 Arrow string column (:func:`moves_text` alone; a test holds it equal to ``encode_moves``),
 the card masks, and the ``tricks`` and ``auction`` rows. :mod:`.sim_tables` wraps them as
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from skatlog.engine.batch.games import BatchGames
-from skatlog.engine.batch.jit import njit
 from skatlog.engine.batch.kernel import GAME_COLUMNS
 from skatlog.engine.batch.tables import DECL_T
 from skatlog.engine.cards import DECK
 from skatlog.engine.contract import Contract, Declaration
+from skatlog.engine.jit import njit
 
 #: Two ASCII bytes per card name (``CJ``, ``ST``, ``D7``).
 CARD_NAME_T = np.array([[ord(c.name[0]), ord(c.name[1])] for c in DECK], dtype=np.uint8)

@@ -224,7 +224,7 @@ def _meta_difference(game: LogGame, claim: Claim) -> str:
 
 def difference(game: LogGame, claim: Claim, batch: Any, row: int) -> str:
     """Why ``game`` is not row ``row`` of the re-simulated ``batch`` ("" when it is)."""
-    from .schema import encode_move
+    from .moves_codec import encode_move
 
     record = game.record
     assert record is not None

@@ -4,7 +4,7 @@
 rows (DuckDB over the committed Parquet files), replays the game with
 :func:`~skatlog.engine.replay` -- under the recorded-log rules (R17, R7) and with the
 admitted off-ladder bids (R18) when the row says it was stored that way -- and rebuilds its
-rows with the archive's own :class:`~skatlog.ingest.schema.GameRowsBuilder`. A game
+rows with the archive's own :class:`~skatlog.ingest.rows.GameRowsBuilder`. A game
 stored without ``moves`` (a simulated hand) is replayed from the move list its rows make
 (:func:`.rebuild.moves_from_rows`), so its trick and auction rows are the record. Every column
 the rules decide is compared: the result columns of ``games`` (outcome, ending, declarer,
@@ -75,7 +75,8 @@ def _expected_rows(columns: dict[str, list[Any]], rows: list[int], records: list
                               dict[int, list[list[int]]]]:
     """The rows the archive's builder makes for the replayed ``records``: games columns,
     and trick and auction rows by game id (as the lists :func:`_stored_query` yields)."""
-    from skatlog.ingest.schema import CALL_KINDS, GameRowsBuilder, SimulatedMeta
+    from skatlog.ingest.rows import GameRowsBuilder, SimulatedMeta
+    from skatlog.ingest.schema import CALL_KINDS
 
     builder = GameRowsBuilder()
     for row, record in zip(rows, records, strict=True):
@@ -110,7 +111,7 @@ def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
     Returns (games checked, problems); a problem reads ``<game_id>: <what differs>``.
     """
     from skatlog.engine import Deal, replay
-    from skatlog.ingest.schema import decode_moves
+    from skatlog.ingest.moves_codec import decode_moves
 
     problems: list[str] = []
     count = len(columns["game_id"])

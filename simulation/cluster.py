@@ -33,7 +33,7 @@ from skatlog.ingest.archive import (
     new_ingest_id,
 )
 from skatlog.ingest.pipeline import file_digest
-from skatlog.ingest.schema import GameRowsBuilder, RejectRowsBuilder, ingest_table
+from skatlog.ingest.rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
 from skatlog.ingest.simulated import claims_simulation, reproduce
 from skatlog.ingest.sources import FORMATS, SourceError, expand_paths
 from skatlog.ingest.validate import iter_log_games

@@ -28,7 +28,7 @@ import pyarrow as pa
 from skatlog import __version__
 from skatlog.engine.batch import BatchGames
 from skatlog.ingest.archive import ArchiveWriter, PartitionFiles
-from skatlog.ingest.schema import ingest_table
+from skatlog.ingest.rows import ingest_table
 
 from .batches import CHUNK, chunk_ranges, iter_tables
 from .options import Progress, SimulationOptions, SimulationSummary, current_workers, tally

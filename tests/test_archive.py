@@ -49,23 +49,19 @@ from skatlog.ingest.archive import (
 )
 from skatlog.ingest.computed import query_schema, query_table
 from skatlog.ingest.export import export_archive
+from skatlog.ingest.ids import game_id_of
 from skatlog.ingest.iss import format_iss
 from skatlog.ingest.jsonl import write_jsonl
 from skatlog.ingest.model import GameMeta, LogGame
+from skatlog.ingest.moves_codec import MovesError, decode_moves, encode_moves
 from skatlog.ingest.pipeline import append_batches, ingest_games, ingest_paths
+from skatlog.ingest.rows import GameRowsBuilder, SimulatedMeta, trick_winners
 from skatlog.ingest.schema import (
     GAMES_SCHEMA,
     TABLES,
     TRICKS_SCHEMA,
-    GameRowsBuilder,
-    MovesError,
     SchemaError,
-    SimulatedMeta,
-    decode_moves,
-    encode_moves,
-    game_id_of,
     table_from_columns,
-    trick_winners,
 )
 
 #: Columns that describe where a row was read from, not the game (export renames the source).

@@ -15,14 +15,10 @@ from skatlog.engine.batch.kernel import MAX_CALLS
 from skatlog.engine.batch.tables import DECL_T, EFFECTIVE_T, LADDER_T
 from skatlog.engine.tricks import EFFECTIVE
 from skatlog.ingest.computed import query_table
+from skatlog.ingest.moves_codec import encode_moves
 from skatlog.ingest.rebuild import TRICK_FIELDS, moves_from_rows
-from skatlog.ingest.schema import (
-    CALL_KINDS,
-    TABLES,
-    GameRowsBuilder,
-    SimulatedMeta,
-    encode_moves,
-)
+from skatlog.ingest.rows import GameRowsBuilder, SimulatedMeta
+from skatlog.ingest.schema import CALL_KINDS, TABLES
 from skatlog.ingest.sim_rows import moves_text
 from skatlog.simulation import SimulationOptions, log_games
 from skatlog.simulation.batches import batch_tables
@@ -148,7 +144,7 @@ def test_moves_rebuild_from_rows(bots: tuple[str, str, str]) -> None:
 
 @pytest.mark.parametrize("sessions", [False, True])
 def test_rows_equal_the_archive_builder(sessions: bool) -> None:
-    """The vectorised rows are exactly what ingest.schema's GameRowsBuilder makes."""
+    """The vectorised rows are exactly what ingest.rows's GameRowsBuilder makes."""
     options = SimulationOptions(hands=240, seed=12, bots=("rules", "random", "rules"),
                                 sessions=sessions)
     batch = simulate_batch(12, 0, 240, options.bots)
@@ -183,7 +179,7 @@ def test_rows_replay_from_the_archive_columns() -> None:
     batch = simulate_batch(4, 0, 300, options.bots)
     tables = batch_tables(batch, options)
     from skatlog.engine import Deal
-    from skatlog.ingest.schema import decode_moves
+    from skatlog.ingest.moves_codec import decode_moves
 
     games = tables["games"].select(["deal", "value"]).to_pylist()
     for row, text in zip(games, _rebuilt_moves(tables), strict=True):

@@ -36,7 +36,7 @@ from skatlog.ingest.fast import iss_kernel as K
 from skatlog.ingest.fast.check import compare_with_engine
 from skatlog.ingest.fast.columns import archive_tables, scan
 from skatlog.ingest.fast.synth import iss_line, random_record
-from skatlog.ingest.schema import GameRowsBuilder
+from skatlog.ingest.rows import GameRowsBuilder
 from skatlog.ingest.validate import game_json, iter_text_games, validate_text
 
 GAMES = 3_000

@@ -125,7 +125,7 @@ def test_verify_archive_replays_every_stored_game(tmp_path: Path) -> None:
     assert count == 50 and len(found) == 50 - stored  # ... a row without moves is a finding
     assert all("no move list stored and no tricks" in p for p in found)
     from skatlog.ingest.export import iter_archive_games
-    from skatlog.ingest.schema import encode_moves
+    from skatlog.ingest.moves_codec import encode_moves
 
     columns["moves"] = [encode_moves(game.record.moves)  # type: ignore[union-attr]
                         for game in list(iter_archive_games(tmp_path))[:50]]

@@ -3,7 +3,7 @@
 :func:`scan` runs the kernel over one chunk and returns a :class:`ChunkScan` (plain numpy
 arrays, cheap to send between processes). :func:`archive_tables` turns the accepted games of a
 scan into pyarrow tables with exactly the schemas of :mod:`skatlog.ingest.schema` (same column
-names, dtypes and values as :class:`~skatlog.ingest.schema.GameRowsBuilder` gives for the
+names, dtypes and values as :class:`~skatlog.ingest.rows.GameRowsBuilder` gives for the
 same games, including the content ``game_id``), so they can be appended to the archive as they
 are. Strings (names, ids, moves, the extra JSON) are built from byte offsets, never decoded
 game by game.
@@ -144,7 +144,7 @@ def _card_lists(cards: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
 
 
 def game_ids(scan_: ChunkScan, rows: np.ndarray) -> np.ndarray:
-    """schema.game_id_of for the given rows: BLAKE2b-64 over the kernel-built key bytes."""
+    """ids.game_id_of for the given rows: BLAKE2b-64 over the kernel-built key bytes."""
     keys = memoryview(scan_.keys.tobytes())
     digests = b"".join([blake2b(keys[s:e], digest_size=8).digest() for s, e in zip(
         rows[:, K.F_KEY_S].tolist(), rows[:, K.F_KEY_E].tolist(), strict=True)])
@@ -163,7 +163,7 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
                    ) -> dict[str, pa.Table]:
     """``games``/``tricks``/``auction`` tables of the accepted games of ``scan_``.
 
-    Columns and values are those :class:`~skatlog.ingest.schema.GameRowsBuilder` gives for
+    Columns and values are those :class:`~skatlog.ingest.rows.GameRowsBuilder` gives for
     the same games after validation (``value_check`` is ``ok`` for every accepted game).
     """
     sel = np.flatnonzero(scan_.accepted)

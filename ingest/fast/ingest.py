@@ -27,7 +27,8 @@ from skatlog import __version__
 from ..archive import ArchiveWriter
 from ..model import LogGame
 from ..pipeline import IngestSummary, file_digest
-from ..schema import TABLES, GameRowsBuilder, RejectRowsBuilder, ingest_table
+from ..rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
+from ..schema import TABLES
 from ..simulated import claims_simulation, reproduce
 from ..sources import RawRecord, detect_format, expand_paths
 from .parts import iter_part_batches
