@@ -13,23 +13,23 @@ The verdict is plain: *supported* when the interval lies on the advice's side, *
 supported* when it lies on the other side (or, for a comparison, pins the difference within
 ±3 points of zero), otherwise *inconclusive* with the reason; groups under 30 games, and
 comparisons where every game in both groups was won (or lost), are inconclusive too. Games
-come from whatever bots played them (the report runs it on the ``rules`` bot's simulations):
-a verdict is about how the advice fares under that play, not a proof about human Skat.
+come from whatever bots played them (the report runs it once per bot line-up, never on a
+pool of several): a verdict is about how the advice fares under that play, not a proof
+about human Skat. :func:`evaluate` measures all the advice in one scan of the games.
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from skatlog.engine import Card, Contract, Rank
 from skatlog.engine.contract import BASE_VALUES
-from skatlog.engine.tricks import matadors
+from skatlog.engine.tricks import matadors, trump_sequence
 
 from .connect import where_clause
 from .hands import ACES, JACKS, SUITS, count, holds, register_hands, suit_mask
@@ -70,8 +70,9 @@ NULL_ALL_SEVENS = "NOT " + _any_suit_sql(
     "((hand_mask & {s}::BIGINT) <> 0 AND (hand_mask & {seven}::BIGINT) = 0)", with_jack=True)
 #: A side suit of five or more cards (jacks are not part of any suit in a grand, R8).
 LONG_SUIT = _any_suit_sql("bit_count(hand_mask & {s}::BIGINT) >= 5")
-#: The value the dealt cards promise: base value x (matadors of the dealt ten + 1), R12/R13.
-DEALT_VALUE = "base_value(contract) * (abs(dealt_matadors(hand_mask, contract)) + 1)"
+#: The value the dealt cards promise: base value x (matadors of the dealt ten + 1), R12/R13;
+#: ``dealt`` is the column of :data:`STRATEGY_HANDS` (the matadors of the dealt ten).
+DEALT_VALUE = "base_value(contract) * (abs(dealt) + 1)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +80,10 @@ class Advice:
     """One piece of advice as a testable claim."""
 
     key: str
+    label: str  # a short human name for charts and tables
     quote: str  # the advice, as the rule text gives it
     claim: str  # what is measured
-    population: str  # SQL over declarer_hands: the games the claim is about
+    population: str  # SQL over strategy_hands: the games the claim is about
     pattern: str  # SQL: the games the advice recommends / describes
     contrast: str | None = None  # SQL: the comparison group (comparison tests only)
     success: str = "won"  # SQL: what counts as a success
@@ -90,13 +92,13 @@ class Advice:
 
 ADVICE: tuple[Advice, ...] = (
     Advice(
-        "two_jacks_suit",
+        "two_jacks_suit", "Two jacks + five trumps with the ace",
         "Two jacks and a five-card suit headed by the ace is a normal suit game.",
         "suit games on two jacks plus five or more cards of trumps headed by the ace are won "
         "more often than not",
         SUIT_GAME, TWO_JACKS_LONG_ACE),
     Advice(
-        "club_jack",
+        "club_jack", "J♣ among two jacks",
         "The J♣ specifically is worth more than any other card because it anchors the "
         "\"with\" count.",
         "among suit games on exactly two jacks, holding the J♣ wins more often than not "
@@ -104,14 +106,14 @@ ADVICE: tuple[Advice, ...] = (
         f"{SUIT_GAME} AND {count('hand_mask', JACKS)} = 2",
         holds("hand_mask", Card.CJ), "NOT " + holds("hand_mask", Card.CJ)),
     Advice(
-        "textbook_grand",
+        "textbook_grand", "Grand on J♣ J♠ + two aces",
         "J♣ + J♠ plus two side aces is a textbook Grand.",
         "grands on J♣, J♠ and at least two aces are won more often than not",
         "contract = 'grand'",
         f"{holds('hand_mask', Card.CJ)} AND {holds('hand_mask', Card.SJ)} AND "
         f"{count('hand_mask', ACES)} >= 2"),
     Advice(
-        "grand_aces_not_length",
+        "grand_aces_not_length", "Grand: aces rather than length",
         "Grand needs jacks and aces, not length.",
         "among grands on two or more jacks, two or more aces without a five-card suit win "
         "more often than a five-card suit with at most one ace",
@@ -119,19 +121,19 @@ ADVICE: tuple[Advice, ...] = (
         f"{count('hand_mask', ACES)} >= 2 AND NOT {LONG_SUIT}",
         f"{count('hand_mask', ACES)} <= 1 AND {LONG_SUIT}"),
     Advice(
-        "null_sevens",
+        "null_sevens", "Null with every seven",
         "Null wants sevens.",
         "null games where every suit held contains its 7 win more often than null games "
         "with a suit lacking its 7",
         "contract = 'null'", NULL_ALL_SEVENS, "NOT " + NULL_ALL_SEVENS),
     Advice(
-        "null_nine_hole",
+        "null_nine_hole", "Null without a 9-high suit",
         "A suit whose lowest card is a 9 is a hole the defenders will find.",
         "null games without a suit whose lowest card is the 9 or higher win more often than "
         "null games with such a suit",
         "contract = 'null'", "NOT " + NULL_HOLE, NULL_HOLE),
     Advice(
-        "bid_below_matadors",
+        "bid_below_matadors", "Bid one multiplier below the matadors",
         "Bid below your matadors ... leave one multiplier of slack.",
         "suit games and grands bid on a 'without 2' or longer hand with the skat picked up "
         "are won more often when the bid leaves one multiplier of slack below the dealt "
@@ -141,11 +143,11 @@ ADVICE: tuple[Advice, ...] = (
         # not merely "not overbid": a declarer whose count shrank may dodge the automatic
         # overbid loss (R15) by switching to a dearer contract (a grand) that he then loses.
         "contract IN ('diamonds', 'hearts', 'spades', 'clubs', 'grand') AND NOT hand AND "
-        "dealt_matadors(hand_mask, contract) <= -2",
+        "dealt <= -2",
         f"bid <= {DEALT_VALUE} - base_value(contract)",
         f"bid > {DEALT_VALUE} - base_value(contract)"),
     Advice(
-        "defenders_points",
+        "defenders_points", "Defence: points beat tricks",
         "As a defender, points beat tricks. You need 60, not trick count.",
         "share of defences won (declarer lost on card points) in which the defenders took "
         "at most half the tricks",
@@ -178,38 +180,68 @@ class Verdict:
         return f"{text} -> {self.verdict} ({self.reason})"
 
 
+#: ``declarer_hands`` plus ``dealt``, the signed matadors of the declarer's ten dealt cards
+#: for the declared contract, joined from :func:`matador_lookup` by the trumps held.
+STRATEGY_HANDS = """
+    CREATE OR REPLACE TEMP VIEW strategy_hands AS
+    SELECT d.*, m.dealt FROM declarer_hands d LEFT JOIN matador_lookup m
+        ON m.contract = d.contract AND m.held = d.hand_mask & trump_mask(d.contract)
+"""
+
+
 def register_helpers(con: duckdb.DuckDBPyConnection) -> None:
-    """The ``declarer_hands`` view plus the functions of :func:`register_helpers_functions`."""
+    """The ``declarer_hands`` and ``strategy_hands`` views plus the functions of
+    :func:`register_helpers_functions`."""
     register_hands(con)
     register_helpers_functions(con)
+    con.execute(STRATEGY_HANDS)
+
+
+@functools.cache
+def matador_lookup() -> pa.Table:
+    """The engine's matadors (R12) for every contract and every set of its trump sequence's
+    cards a hand can hold: columns ``contract`` (label), ``held`` (the mask of the sequence
+    cards held) and ``dealt`` (signed matadors). A hand's matadors depend on nothing else,
+    so a join with this table answers for a million hands without calling Python per row."""
+    contracts, held, values = [], [], []
+    for contract in Contract:
+        sequence = [int(card) for card in trump_sequence(contract)]
+        for subset in range(1 << len(sequence)):
+            cards = sum(1 << c for j, c in enumerate(sequence) if subset >> j & 1)
+            contracts.append(contract.label)
+            held.append(cards)
+            values.append(matadors(cards, contract))
+    return pa.table({"contract": contracts, "held": pa.array(held, pa.int64()),
+                     "dealt": pa.array(values, pa.int32())})
 
 
 def register_helpers_functions(con: duckdb.DuckDBPyConnection) -> None:
-    """SQL functions ``base_value(contract)`` and ``dealt_matadors(mask, contract)``, both
-    answered by the engine (R5, R12) so the rules stay there."""
+    """SQL macros ``base_value(contract)``, ``trump_mask(contract)`` and
+    ``dealt_matadors(mask, contract)`` and the table ``matador_lookup``, all answered by the
+    engine's tables (R5, R8, R12) so the rules stay there."""
+    base = " ".join(f"WHEN '{c.label}' THEN {BASE_VALUES[c]}" for c in Contract
+                    if c is not Contract.NULL)
+    trumps = " ".join(f"WHEN '{c.label}' THEN {sum(1 << int(x) for x in trump_sequence(c))}"
+                      for c in Contract)
+    con.register("matador_lookup", matador_lookup())
+    con.execute(f"""
+        CREATE OR REPLACE TEMP MACRO base_value(contract) AS CASE contract {base} END;
+        CREATE OR REPLACE TEMP MACRO trump_mask(contract) AS
+            (CASE contract {trumps} END)::BIGINT;
+        CREATE OR REPLACE TEMP MACRO dealt_matadors(mask, declared) AS (
+            SELECT m.dealt FROM matador_lookup m
+            WHERE m.contract = declared AND m.held = mask & trump_mask(declared));
+    """)
 
-    def base_value(label: str) -> int:
-        return BASE_VALUES[Contract.from_label(label)]
 
-    def dealt_matadors(mask: int, label: str) -> int:
-        return matadors(mask, Contract.from_label(label))
-
-    functions: tuple[tuple[str, Callable[..., int], list[Any]], ...] = (
-        ("base_value", base_value, ["VARCHAR"]),
-        ("dealt_matadors", dealt_matadors, ["BIGINT", "VARCHAR"]))
-    for name, fn, params in functions:
-        with contextlib.suppress(duckdb.Error):  # defined before on this connection
-            con.remove_function(name)
-        con.create_function(name, fn, params, "INTEGER")
-
-
-def _count(con: duckdb.DuckDBPyConnection, population: str, group: str, success: str,
-           where: str | None) -> Proportion:
-    row = con.execute(f"""
-        SELECT count(*)::BIGINT, coalesce(count_if({success}), 0)::BIGINT FROM declarer_hands
-        WHERE outcome = 'played' AND {where_clause(where)} AND ({population}) AND ({group})
-    """).fetchall()[0]
-    return proportion(int(row[1]), int(row[0]))
+def _flags_sql(item: Advice, index: int) -> str:
+    """One piece of advice as boolean columns: in the population and the pattern (``m``),
+    in the contrast group (``c``), and a success (``s``)."""
+    flags = [f"(({item.population}) AND ({item.pattern})) AS m{index}",
+             f"({item.success}) AS s{index}"]
+    if item.contrast:
+        flags.append(f"(({item.population}) AND ({item.contrast})) AS c{index}")
+    return ", ".join(flags)
 
 
 def judge(advice: Advice, matching: Proportion, contrast: Proportion | None
@@ -247,13 +279,31 @@ def judge(advice: Advice, matching: Proportion, contrast: Proportion | None
 
 def evaluate(con: duckdb.DuckDBPyConnection, where: str | None = None,
              advice: tuple[Advice, ...] = ADVICE) -> list[Verdict]:
-    """Measure every piece of ``advice`` on the games selected by ``where``."""
+    """Measure every piece of ``advice`` on the games selected by ``where``.
+
+    One scan: every condition is computed once per game as a boolean column, the games are
+    counted per combination of those columns (a few dozen), and the groups are added up.
+    """
     register_helpers(con)
+    flags = ", ".join(_flags_sql(item, i) for i, item in enumerate(advice))
+    cursor = con.execute(f"""
+        SELECT *, count(*) AS games FROM (
+            SELECT {flags} FROM strategy_hands
+            WHERE outcome = 'played' AND {where_clause(where)}
+        ) GROUP BY ALL
+    """)
+    names = [d[0] for d in cursor.description]
+    groups = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def measured(group: str, i: int) -> Proportion:
+        rows = [g for g in groups if g[f"{group}{i}"]]
+        return proportion(sum(g["games"] for g in rows if g[f"s{i}"]),
+                          sum(g["games"] for g in rows))
+
     verdicts = []
-    for item in advice:
-        matching = _count(con, item.population, item.pattern, item.success, where)
-        contrast = (_count(con, item.population, item.contrast, item.success, where)
-                    if item.contrast else None)
+    for i, item in enumerate(advice):
+        matching = measured("m", i)
+        contrast = measured("c", i) if item.contrast else None
         diff, verdict, reason = judge(item, matching, contrast)
         verdicts.append(Verdict(item, matching, contrast, diff, verdict, reason))
     return verdicts

@@ -24,7 +24,8 @@ def _holds(condition: str, hand: str, contract: str = "hearts", **extra: object)
     st.register_helpers_functions(con)
     cols = {"hand_mask": _mask(hand), "contract": contract, "bid": 18, **extra}
     select = ", ".join(f"? AS {name}" for name in cols)
-    row = con.execute(f"SELECT ({condition}) FROM (SELECT {select})", list(cols.values())
+    row = con.execute(f"SELECT ({condition}) FROM (SELECT *, dealt_matadors(hand_mask, "
+                      f"contract) AS dealt FROM (SELECT {select}))", list(cols.values())
                       ).fetchall()
     return bool(row[0][0])
 
@@ -91,7 +92,7 @@ def test_evaluate_counts_match_direct_queries(archive: Path) -> None:
     assert [v.advice.key for v in verdicts] == [a.key for a in st.ADVICE]
     for v in verdicts:
         population = con.execute(
-            f"SELECT count(*) FROM declarer_hands WHERE outcome = 'played' AND "
+            f"SELECT count(*) FROM strategy_hands WHERE outcome = 'played' AND "
             f"({v.advice.population})").fetchall()[0][0]
         assert v.matching.n <= population
         if v.contrast is not None and v.advice.contrast == "NOT " + v.advice.pattern:
