@@ -13,7 +13,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from .connect import query, where_clause
+from .connect import columns, query, where_clause
 from .hands import JACKS, count, register_hands
 
 SEAT_NAMES = ("Forehand", "Middlehand", "Rearhand")
@@ -211,21 +211,43 @@ def _tricks_of(where: str | None) -> str:
             f"{where_clause(where)}) g USING (game_id)")
 
 
-def trick_points(con: duckdb.DuckDBPyConnection, where: str | None = None) -> pl.DataFrame:
-    """Card points per trick by trick number: mean, standard deviation and count."""
+def trick_table(con: duckdb.DuckDBPyConnection, where: str | None = None) -> pl.DataFrame:
+    """Per trick number, in one pass over the tricks: card points (``n``, ``mean_points``,
+    ``sd_points``, ``max_points``) and who wins it (``k`` tricks won by the declarer, its
+    ``rate`` with the Wilson ``lo``..``hi``, and ``leader_share``)."""
     return query(con, f"""
         SELECT trick_no, count(*) AS n, avg(points) AS mean_points,
-            stddev_samp(points) AS sd_points, max(points) AS max_points
+            stddev_samp(points) AS sd_points, max(points) AS max_points,
+            coalesce(count_if(winner = declarer), 0)::BIGINT AS k, k / n AS rate,
+            wilson_lo(k, n) AS lo, wilson_hi(k, n) AS hi,
+            count_if(winner = leader) / count(*) AS leader_share
         FROM {_tricks_of(where)} GROUP BY trick_no ORDER BY trick_no
     """)
 
 
+def trick_points(con: duckdb.DuckDBPyConnection, where: str | None = None) -> pl.DataFrame:
+    """Card points per trick by trick number: mean, standard deviation and count."""
+    return trick_table(con, where).select("trick_no", "n", "mean_points", "sd_points",
+                                          "max_points")
+
+
 def trick_winners(con: duckdb.DuckDBPyConnection, where: str | None = None) -> pl.DataFrame:
     """Who wins which trick: the declarer's share and the leader's share per trick number."""
+    return trick_table(con, where).select("trick_no", "n", "k", "rate", "lo", "hi",
+                                          "leader_share")
+
+
+def lineups(con: duckdb.DuckDBPyConnection, where: str | None = None) -> pl.DataFrame:
+    """Hands and played games per origin and bot line-up (``bots``) and, when the archive
+    records it, rule set (``rules``): the groups whose statistics must not be pooled.
+    Logged games first, then the biggest groups."""
+    rules = ", rules::VARCHAR AS rules" if "rules" in columns(con, "games") else ""
     return query(con, f"""
-        SELECT trick_no, {_rate_sql('winner = declarer')},
-            count_if(winner = leader) / count(*) AS leader_share
-        FROM {_tricks_of(where)} GROUP BY trick_no ORDER BY trick_no
+        SELECT * FROM (
+            SELECT origin::VARCHAR AS origin, bots::VARCHAR AS bots{rules}, count(*) AS hands,
+                count_if({PLAYED})::BIGINT AS played
+            FROM games WHERE {where_clause(where)} GROUP BY ALL)
+        ORDER BY origin IS DISTINCT FROM 'log', hands DESC, origin, bots{rules and ", rules"}
     """)
 
 

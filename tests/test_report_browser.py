@@ -71,9 +71,10 @@ def test_every_page_renders_its_charts(tmp_path: Path) -> None:
                 plots = page.locator(".js-plotly-plot").count()
                 assert plots == charts, f"{path.name}: {plots} of {charts} charts rendered"
                 assert page.locator("h1").inner_text()
-                page.screenshot(path=str(ARTIFACTS / f"{path.stem}.png"),
+                page.screenshot(path=str(ARTIFACTS / f"{path.parent.name}-{path.stem}.png"),
                                 full_page=path.name == "index.html")
-            page.goto((tmp_path / "report" / "players.html").resolve().as_uri())
+            logs = next(p for p in result.parts if p.origin == "log")
+            page.goto((tmp_path / "report" / logs.slug / "players.html").resolve().as_uri())
             assert HOSTILE in page.locator("#t-players").inner_text()
         finally:
             browser.close()

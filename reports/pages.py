@@ -1,0 +1,385 @@
+"""The pages of one report part (a bot line-up and rule set): each a chart-and-table story.
+
+Every builder gets a :class:`Context` (the connection, the part's SQL filter and its
+headline counts), asks :mod:`skatlog.analytics` for small aggregated frames and returns the
+page body. Long tables are collapsed and their full rows handed to the context as CSV.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import duckdb
+import polars as pl
+
+from skatlog.analytics import queries as q
+from skatlog.analytics.seeger_fabian import player_table
+from skatlog.analytics.stats import proportion
+from skatlog.analytics.strategy import evaluate
+
+from . import figures as fg
+from .html import RATE_COLUMNS, Column, chart, esc, number, percent, plural, table
+from .parts import Part
+
+#: Players in the chart's pool, and the limit of the per-club and per-session tables.
+MAX_ROWS = 100
+
+
+@dataclass
+class Context:
+    """What every page builder gets: the connection, the part's filter and its counts."""
+
+    con: duckdb.DuckDBPyConnection
+    where: str | None  # the user's filter and the part's condition
+    part: Part
+    overview: dict[str, int]
+    files: dict[str, bytes] = field(default_factory=dict)  # CSV downloads, by file name
+
+    def csv(self, name: str, frame: pl.DataFrame) -> None:
+        """Offer ``frame`` as the download ``name`` beside the page."""
+        self.files[name] = frame.write_csv().encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a part."""
+
+    file: str
+    title: str
+    nav: str  # the short name in the navigation bar
+    description: str
+    build: Callable[[Context], str]
+    simulated_only: bool = False
+
+
+def _best_worst(frame: pl.DataFrame, label: str, what: str, min_n: int = 30) -> str:
+    """A reading: the highest and lowest rate among groups with enough games."""
+    big = frame.filter(pl.col("n") >= min_n).sort("rate")
+    if big.height == 0:
+        return f"No {what} has {min_n} or more games yet, so the rates are still very uncertain."
+    lo, hi = big.row(0, named=True), big.row(-1, named=True)
+    if big.height == 1:
+        return (f"Only {hi[label]} has {min_n}+ games: won {percent(hi['rate'])} "
+                f"[{percent(hi['lo'])}, {percent(hi['hi'])}] of {hi['n']:,}.")
+    return (f"Among {what}s with {min_n}+ games, {hi[label]} is won most often "
+            f"({percent(hi['rate'])}, n={hi['n']:,}) and {lo[label]} least often "
+            f"({percent(lo['rate'])}, n={lo['n']:,}).")
+
+
+def overview_table(o: dict[str, int], table_id: str = "t-overview") -> str:
+    """The headline counts of :func:`skatlog.analytics.queries.overview` as a table."""
+    frame = pl.DataFrame({"what": ["hands", "played", "skipped (all passed)", "penalty/aborted",
+                                   "won by the declarer", "from logs", "simulated", "sessions"],
+                          "count": [o["hands"], o["played"], o["skipped"], o["penalty"],
+                                    o["won"], o["log"], o["simulated"], o["sessions"]]})
+    return table(frame, [Column("what", "", str, False), Column("count", "count", number)],
+                 table_id)
+
+
+def overview_reading(o: dict[str, int]) -> str:
+    """``1,000,000 hands: 802,298 played (80.2 %), ...``."""
+    share = percent(o["played"] / o["hands"]) if o["hands"] else "n/a"
+    return (f"{plural(o['hands'], 'hand')}: {o['played']:,} played ({share}), "
+            f"{o['skipped']:,} skipped; the declarer won {o['won']:,} of the played games.")
+
+
+# ------------------------------------------------------------------ pages
+def _index(ctx: Context) -> str:
+    by_outcome = q.query(ctx.con, f"""
+        SELECT outcome::VARCHAR AS outcome, count(*) AS n
+        FROM games WHERE {q.where_clause(ctx.where)} GROUP BY ALL ORDER BY outcome""")
+    fig = fg.count_bars(by_outcome, "outcome", "n", "Hands by outcome", "outcome", "hands",
+                        categorical=True)
+    links = "".join(f'<li><a href="{esc(p.file)}">{esc(p.title)}</a>: {esc(p.description)}</li>'
+                    for p in pages_for(ctx.part)[1:])
+    return (f"<h2>Contents</h2><ul>{links}</ul><h2>These games</h2>"
+            + chart(fig, "chart-overview", overview_reading(ctx.overview))
+            + overview_table(ctx.overview))
+
+
+def _contracts(ctx: Context) -> str:
+    frame = q.success_by_contract(ctx.con, ctx.where)
+    fig = fg.rate_bars(frame, "game", "Declarer win rate by game type (95 % Wilson intervals)",
+                       "game type (contract, hand, announcement)")
+    cols = [Column("game", "game type", str, False), *RATE_COLUMNS,
+            Column("mean_value", "mean list value", number)]
+    return (chart(fig, "chart-contracts", _best_worst(frame, "game", "game type"))
+            + table(frame, cols, "t-contracts", csv=ctx.csv))
+
+
+def _overbids(ctx: Context) -> str:
+    """The overbid rates: a chart with every bar labelled, or one sentence when no game
+    was overbid (a chart of empty bars and a table of zeros tell nothing)."""
+    over = q.overbid_rates(ctx.con, ctx.where)
+    k, n = int(over["k"].sum()), int(over["n"].sum())
+    if n == 0:
+        return '<p class="reading">No played games, so no overbids.</p>'
+    slack = Column("median_slack", "median slack (not overbid)", number)
+    if k == 0:
+        bound = proportion(0, n).hi
+        return (f'<h2>Overbids (R15)</h2><p class="reading">None of the {n:,} played games '
+                f"was overbid (95 % upper bound {percent(bound)}).</p>"
+                + table(over, [Column("contract", "contract", str, False),
+                               Column("n", "played", number), slack], "t-overbid"))
+    fig = fg.rate_bars(over, "contract", "Overbid rate by contract (R15)", "contract",
+                       "overbid rate (%)", full_scale=False)
+    cols = [Column("contract", "contract", str, False), Column("n", "n", number),
+            Column("k", "overbid", number), Column("rate", "overbid rate", percent),
+            Column("lo", "95 % low", percent), Column("hi", "95 % high", percent), slack]
+    return (chart(fig, "chart-overbid",
+                  f"{k:,} of {n:,} played games were overbid ({percent(k / n)}).")
+            + table(over, cols, "t-overbid", csv=ctx.csv))
+
+
+def _bidding(ctx: Context) -> str:
+    dist = q.bid_distribution(ctx.con, ctx.where)
+    fig1 = fg.count_bars(dist, "bid", "n", "Distribution of final bids", "final bid",
+                         "games", categorical=True)
+    top = dist.sort("n", descending=True).head(1)
+    reading1 = ("No played games." if top.height == 0 else
+                f"The most common final bid is {top['bid'][0]} "
+                f"({percent(top['share'][0])} of {int(dist['n'].sum()):,} played games).")
+    pairs = q.bid_vs_value(ctx.con, ctx.where)
+    fig2 = fg.bubble(pairs, "bid", "game_value", "n",
+                     "Final bid against game value (games not overbid)", "final bid",
+                     "game value")
+    slack = q.slack_distribution(ctx.con, ctx.where)
+    fig3 = fg.count_bars(slack, "slack", "n", "Slack between game value and bid",
+                         "game value - bid", "games", group="family", stacked=True)
+    median = slack.select((pl.col("slack") * pl.col("n")).sum() / pl.col("n").sum()).item() \
+        if slack.height else None
+    reading3 = ("No games." if median is None else
+                f"On average a game not overbid was worth {median:.1f} more than its bid.")
+    return (chart(fig1, "chart-bids", reading1)
+            + table(dist, [Column("bid", "final bid", number), Column("n", "games", number),
+                           Column("share", "share", percent)], "t-bids", csv=ctx.csv)
+            + chart(fig2, "chart-bid-value", "Points above the dashed line are games worth "
+                    "more than their bid; the bigger the bubble, the more games.")
+            + table(pairs, [Column("bid", "final bid", number),
+                            Column("game_value", "game value", number),
+                            Column("n", "games", number)], "t-bid-value", csv=ctx.csv)
+            + chart(fig3, "chart-slack", reading3)
+            + table(slack, [Column("family", "game family", str, False),
+                            Column("slack", "game value - bid", number),
+                            Column("n", "games", number)], "t-slack", csv=ctx.csv)
+            + _overbids(ctx))
+
+
+def _bid_levels(ctx: Context) -> str:
+    frame = q.success_by_bid_bucket(ctx.con, ctx.where)
+    fig = fg.rate_bars(frame, "bid_bucket", "Declarer win rate by final bid",
+                       "final bid (bucket)")
+    cols = [Column("bid_bucket", "final bid", str, False), *RATE_COLUMNS,
+            Column("overbids", "overbid", number), Column("mean_value", "mean list value",
+                                                           number)]
+    return (chart(fig, "chart-bid-levels", _best_worst(frame, "bid_bucket", "bid level"))
+            + table(frame, cols, "t-bid-levels", csv=ctx.csv))
+
+
+def _seats(ctx: Context) -> str:
+    wins = q.success_by_seat(ctx.con, ctx.where)
+    auction = q.auction_winners(ctx.con, ctx.where)
+    skipped = q.auction_summary(ctx.con, ctx.where)
+    fig1 = fg.rate_bars(wins, "seat_name", "Declarer win rate by seat", "declarer's seat")
+    fig2 = fg.rate_bars(auction, "seat_name", "Who wins the auction",
+                        "seat", "share of the auctions won (%)")
+    reading2 = "No auction found a declarer." if auction.height == 0 else (
+        "The auction goes to " + ", ".join(
+            f"{r['seat_name']} {percent(r['rate'])}" for r in auction.iter_rows(named=True))
+        + f" of {plural(int(auction['n'][0]), 'declared hand')}.")
+    skip = skipped.row(0, named=True)
+    reading_skip = (f"{skip['k']:,} of {plural(skip['n'], 'hand')} "
+                    f"{'was' if skip['k'] == 1 else 'were'} skipped "
+                    f"({percent(skip['rate'])} [{percent(skip['lo'])}, {percent(skip['hi'])}]).")
+    auction_cols = [Column("seat_name", "seat", str, False),
+                    Column("n", "declared hands", number),
+                    Column("k", "won the auction", number), Column("rate", "share", percent),
+                    Column("lo", "95 % low", percent), Column("hi", "95 % high", percent),
+                    Column("mean_bid", "mean bid", number),
+                    Column("median_bid", "median bid", number),
+                    Column("p90_bid", "90th percentile bid", number)]
+    skip_cols = [Column("event", "event", str, False), Column("n", "hands", number),
+                 Column("k", "count", number), Column("rate", "rate", percent),
+                 Column("lo", "95 % low", percent), Column("hi", "95 % high", percent)]
+    return (chart(fig1, "chart-seat-wins", _best_worst(wins, "seat_name", "seat"))
+            + table(wins, [Column("seat_name", "seat", str, False), *RATE_COLUMNS], "t-seats")
+            + chart(fig2, "chart-auction", reading2) + table(auction, auction_cols, "t-auction")
+            + f'<p class="reading">{esc(reading_skip)}</p>'
+            + table(skipped, skip_cols, "t-skipped"))
+
+
+def _matadors(ctx: Context) -> str:
+    mats = q.success_by_matadors(ctx.con, ctx.where)
+    jacks = q.success_by_jacks(ctx.con, ctx.where)
+    fig1 = fg.rate_lines(mats, "matadors", "family", "Declarer win rate by matadors (R12)",
+                         "matadors (+ with, - without)")
+    fig2 = fg.rate_lines(jacks, "jacks", "family", "Declarer win rate by jacks dealt",
+                         "jacks among the declarer's ten dealt cards")
+    suit = mats.filter((pl.col("family") == "suit") & (pl.col("n") >= 30)).sort("matadors")
+    reading1 = "Too few suit games per matador count for a reading."
+    if suit.height >= 2:
+        low, high = suit.row(0, named=True), suit.row(-1, named=True)
+        reading1 = (f"Suit games with {high['matadors']:+d} matadors are won "
+                    f"{percent(high['rate'])}, with {low['matadors']:+d} "
+                    f"{percent(low['rate'])} (+ with, - without).")
+    cols_m = [Column("family", "contract family", str, False),
+              Column("matadors", "matadors", number), *RATE_COLUMNS]
+    cols_j = [Column("family", "contract family", str, False), Column("jacks", "jacks", number),
+              *RATE_COLUMNS]
+    by_jacks = jacks.filter(pl.col("n") >= 30)
+    reading2 = ("Too few games per jack count for a reading." if by_jacks.height < 2 else
+                "Win rates by jacks dealt: " + "; ".join(
+                    f"{r['family']} {r['jacks']}: {percent(r['rate'])}"
+                    for r in by_jacks.iter_rows(named=True)) + ".")
+    return (chart(fig1, "chart-matadors", reading1)
+            + table(mats, cols_m, "t-matadors", csv=ctx.csv)
+            + chart(fig2, "chart-jacks", reading2)
+            + table(jacks, cols_j, "t-jacks", csv=ctx.csv))
+
+
+def _players(ctx: Context) -> str:
+    players = player_table(ctx.con, ctx.where, "player").sort(
+        ["hands", "player"], descending=[True, False])
+    top = players.head(MAX_ROWS).sort("seeger_fabian", descending=True).head(20)
+    fig = fg.count_bars(top, "player", "seeger_fabian",
+                        "Seeger-Fabian points of the most active players",
+                        "player", "Seeger-Fabian points", categorical=True)
+    reading = ("No players." if top.height == 0 else
+               f"{top['player'][0]} leads with {top['seeger_fabian'][0]:,} Seeger-Fabian points "
+               f"({top['list_points'][0]:,} list points) over "
+               f"{plural(top['hands'][0], 'hand')}.")
+    cols = [Column("hands", "hands", number), Column("n", "declared", number),
+            Column("k", "won", number), Column("rate", "win rate", percent),
+            Column("lo", "95 % low", percent), Column("hi", "95 % high", percent),
+            Column("list_points", "list points", number),
+            Column("seeger_fabian", "Seeger-Fabian", number)]
+    name = Column("player", "player", str, False)
+    n_clubs = ctx.con.execute(f"""SELECT count(DISTINCT coalesce(nullif(club::VARCHAR, ''),
+        '(no club)')) FROM games WHERE {q.where_clause(ctx.where)}""").fetchall()[0][0]
+    clubs_part = ("" if n_clubs < 2 else "<h2>Per club</h2>" + table(
+        player_table(ctx.con, ctx.where, "club", first=MAX_ROWS // 2).head(MAX_ROWS * 2),
+        [Column("club", "club", str, False), name, *cols], "t-clubs", csv=ctx.csv))
+    sessions_part = ""
+    if ctx.overview["sessions"]:  # the per-session table only where sessions were recorded
+        sessions = player_table(ctx.con, ctx.where, "session", first=MAX_ROWS // 3)
+        sessions_part = (
+            f"<h2>Per session (the first {plural(sessions['session_id'].n_unique(), 'session')})"
+            "</h2>" + table(sessions, [Column("session_id", "session", str, False), name,
+                                       *cols], "t-sessions", csv=ctx.csv))
+    note = (f"{plural(players.height, 'player')}, the most active first. The chart shows the "
+            f"20 best of the {min(MAX_ROWS, players.height):,} most active. Seeger-Fabian: "
+            "declarer +value+50 won, value-50 lost, +40 to each other player per lost game "
+            "(a list scoring clubs use besides the plain list value).")
+    return (chart(fig, "chart-players", reading) + f'<p class="note">{esc(note)}</p>'
+            + table(players, [name, *cols], "t-players", csv=ctx.csv)
+            + clubs_part + sessions_part)
+
+
+def _tricks(ctx: Context) -> str:
+    points = winners = q.trick_table(ctx.con, ctx.where)
+    fig1 = fg.error_bars(points["trick_no"].to_list(), points["mean_points"].to_list(),
+                         points["sd_points"].to_list(), "mean points",
+                         "Card points per trick (mean, whiskers one standard deviation)",
+                         "trick number", "card points")
+    fig2 = fg.rate_bars(winners, "trick_no", "Share of each trick won by the declarer",
+                        "trick number", "won by the declarer (%)")
+    richest = points.sort("mean_points").tail(1)
+    reading1 = ("No tricks." if richest.height == 0 else
+                f"Trick {richest['trick_no'][0]} carries the most points on average "
+                f"({richest['mean_points'][0]:.1f}).")
+    reading2 = _best_worst(winners.with_columns(pl.format("trick {}", "trick_no").alias("t")),
+                           "t", "trick").replace(" is won most often", " goes to the declarer "
+                                                 "most often")
+    return (chart(fig1, "chart-trick-points", reading1)
+            + table(points, [Column("trick_no", "trick", number), Column("n", "tricks", number),
+                             Column("mean_points", "mean points", number),
+                             Column("sd_points", "sd", number),
+                             Column("max_points", "max", number)], "t-trick-points")
+            + chart(fig2, "chart-trick-winners", reading2)
+            + table(winners, [Column("trick_no", "trick", number), *RATE_COLUMNS[:2],
+                              Column("rate", "declarer's share", percent),
+                              Column("lo", "95 % low", percent),
+                              Column("hi", "95 % high", percent),
+                              Column("leader_share", "leader wins", percent)],
+                    "t-trick-winners"))
+
+
+def _verdict_class(column: str, value: object) -> str:
+    return f"verdict-{str(value).replace(' ', '-')}" if column == "verdict" else ""
+
+
+def _strategy(ctx: Context) -> str:
+    verdicts = evaluate(ctx.con, ctx.where)
+    rows = []
+    for v in verdicts:
+        d = v.difference
+        c = v.contrast
+        rows.append({
+            "key": v.advice.key, "label": v.advice.label, "advice": v.advice.quote,
+            "claim": v.advice.claim, "n": v.matching.n, "k": v.matching.k,
+            "rate": v.matching.rate, "lo": v.matching.lo, "hi": v.matching.hi,
+            "contrast": c.format() if c else "",
+            "c_rate": c.rate if c else None, "c_lo": c.lo if c else None,
+            "c_hi": c.hi if c else None, "c_n": c.n if c else 0, "c_k": c.k if c else 0,
+            "difference": "" if d is None else
+            f"{100 * d[0]:+.1f} [{100 * d[1]:+.1f}, {100 * d[2]:+.1f}] points",
+            "verdict": v.verdict, "reason": v.reason})
+    frame = pl.DataFrame(rows, strict=False)
+    x = fg.labels(frame["label"].to_list())
+    contrast = frame.select(pl.col("c_n").alias("n"), pl.col("c_k").alias("k"),
+                            pl.col("c_rate").alias("rate"), pl.col("c_lo").alias("lo"),
+                            pl.col("c_hi").alias("hi"))
+    fig = {"data": [fg.rate_trace(frame, "label", "hands matching the advice", x_values=x),
+                    fg.rate_trace(contrast, "label", "contrast group", x_values=x)],
+           "layout": fg.layout("Strategy advice under simulation: success rate of matching "
+                               "hands", "advice", "success rate (%)", barmode="group",
+                               yaxis={"range": [0, 100]}, xaxis={"type": "category"})}
+    counts = {k: sum(v.verdict == k for v in verdicts)
+              for k in ("supported", "not supported", "inconclusive")}
+    reading = (f"{counts['supported']} supported, {counts['not supported']} not supported, "
+               f"{counts['inconclusive']} inconclusive, of {len(verdicts)} pieces of advice.")
+    body = table(frame, [Column("label", "advice", str, False),
+                         Column("advice", "as the rule text gives it", str, False),
+                         Column("claim", "what is measured", str, False),
+                         Column("n", "n", number), Column("k", "successes", number),
+                         Column("rate", "rate", percent), Column("lo", "95 % low", percent),
+                         Column("hi", "95 % high", percent),
+                         Column("contrast", "contrast group", str, False),
+                         Column("difference", "difference", str, False),
+                         Column("verdict", "verdict", str, False),
+                         Column("reason", "reason", str, False)], "t-strategy",
+                 cell_class=_verdict_class)
+    note = (f"Hands are the declarer's ten dealt cards, from the {plural(ctx.part.played, 'game')}"
+            f" these bots played ({ctx.part.label}); other line-ups have their own page. "
+            "Verdicts: supported when the 95 % interval lies on the advice's side, not "
+            "supported when it lies on the other side (or pins a difference within ±3 "
+            "points), else inconclusive; fewer than 30 games in a group is inconclusive.")
+    return chart(fig, "chart-strategy", reading) + f'<p class="note">{esc(note)}</p>' + body
+
+
+PAGES: tuple[Page, ...] = (
+    Page("index.html", "Overview", "Overview", "counts of these games", _index),
+    Page("contracts.html", "Declarer success by contract", "Contracts",
+         "win rate by contract, hand and announcement", _contracts),
+    Page("bidding.html", "Bids and game values", "Bidding",
+         "bid distribution, bid against value, slack, overbids", _bidding),
+    Page("bid-levels.html", "Win rate by bid level", "Bid levels", "win rate by final bid",
+         _bid_levels),
+    Page("seats.html", "Seat effects", "Seats",
+         "win rate by seat, who wins the auction, skipped hands", _seats),
+    Page("matadors.html", "Matadors and jacks", "Matadors",
+         "win rate by matadors and by jacks dealt", _matadors),
+    Page("players.html", "Players", "Players", "list points and Seeger-Fabian points per "
+         "player, club and session", _players),
+    Page("tricks.html", "Tricks", "Tricks", "points per trick and who wins which trick",
+         _tricks),
+    Page("strategy.html", "Strategy advice under simulation", "Strategy",
+         "the rule text's bidding advice tested on these bots' games", _strategy,
+         simulated_only=True),
+)
+
+
+def pages_for(part: Part) -> tuple[Page, ...]:
+    """The pages a part gets (the strategy page only for simulated games)."""
+    return tuple(p for p in PAGES if part.simulated or not p.simulated_only)
