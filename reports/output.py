@@ -3,16 +3,19 @@
 The pages are written into a fresh hidden folder next to the output (same file system, so
 the rename is atomic); only when every file is written does it take the output's place. A
 failure (a damaged archive, a full disk, Ctrl-C) removes the fresh folder and leaves the
-previous report as it was. An existing output folder is replaced only when it is a report
-(it holds the marker file) or empty, so ``--out`` pointed at a folder of other files never
-deletes them.
+previous report as it was; what a killed build leaves is removed by a later one. An
+existing output folder is replaced only when it is a report (it holds the marker file) or
+empty, so ``--out`` pointed at a folder of other files never deletes them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import secrets
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,12 +50,27 @@ def check_target(out: Path) -> None:
                           "choose a new or empty folder for --out")
 
 
+#: Staging folders older than this are leftovers of a killed build (a build takes seconds).
+STALE_SECONDS = 3600
+
+
+def _remove_stale(out: Path) -> None:
+    """Remove staging folders a killed build (kill -9, power loss) left beside ``out``."""
+    now = time.time()
+    for leftover in out.parent.glob(f".{glob.escape(out.name)}.*"):
+        if leftover.suffix in (".tmp", ".old") and leftover.is_dir():
+            with contextlib.suppress(OSError):
+                if now - leftover.stat().st_mtime > STALE_SECONDS:
+                    shutil.rmtree(leftover, ignore_errors=True)
+
+
 @contextmanager
 def staged_folder(out: Path) -> Iterator[Path]:
     """A fresh folder to write the report into; it replaces ``out`` when the block ends
     without an error, and is removed when it ends with one."""
     check_target(out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(out)
     fresh = out.parent / f".{out.name}.{secrets.token_hex(4)}.tmp"
     fresh.mkdir()  # the usual permissions (mkdtemp would make it private)
     try:

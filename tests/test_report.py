@@ -9,8 +9,10 @@ import csv
 import errno
 import hashlib
 import json
+import os
 import re
 import shutil
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from skatlog.engine.bots import RulesPlayer
 from skatlog.ingest.archive import committed_files
 from skatlog.reports.build import ReportResult, build_report
 from skatlog.reports.html import number, percent, plural
+from skatlog.reports.output import STALE_SECONDS
 from skatlog.reports.parts import Part, find_parts
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -460,3 +463,21 @@ def test_parts_split_by_rule_set_when_the_archive_records_it(
         assert part.label.endswith(f" · rules {part.rules}")
         assert con.execute(f"SELECT count(*) FROM games WHERE {part.condition}"
                            ).fetchall()[0][0] == part.hands
+
+
+def test_leftovers_of_a_killed_build_are_removed(report: tuple[Path, ReportResult],
+                                                 tmp_path: Path) -> None:
+    archive, _ = report
+    old = tmp_path / ".out.dead0001.tmp"  # what kill -9 in the middle of a build leaves
+    old.mkdir()
+    (old / "index.html").write_text("half")
+    fresh = tmp_path / ".out.busy0002.tmp"  # a build running right now
+    fresh.mkdir()
+    other = tmp_path / ".other.dead0003.tmp"  # another report's: not ours to remove
+    other.mkdir()
+    hour_ago = time.time() - STALE_SECONDS - 60
+    for folder in (old, other):
+        os.utime(folder, (hour_ago, hour_ago))
+    build_report(archive, tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.dead0003.tmp",
+                                                         ".out.busy0002.tmp", "out"]
