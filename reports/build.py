@@ -50,7 +50,9 @@ class ReportResult:
 
 
 def _and(where: str | None, condition: str) -> str:
-    return condition if not where or not where.strip() else f"({where}) AND ({condition})"
+    """Both conditions; the user's on lines of its own, so a trailing ``--`` comment in it
+    ends there (as in :func:`~skatlog.analytics.connect.where_clause`)."""
+    return condition if not where or not where.strip() else f"(\n{where}\n) AND ({condition})"
 
 
 def _index(parts: Sequence[Part], overviews: Sequence[dict[str, int]],

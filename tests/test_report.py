@@ -395,6 +395,14 @@ def test_cli_report(report: tuple[Path, ReportResult], tmp_path: Path) -> None:
     commented = runner.invoke(app, ["report", "--archive", str(archive), "--out",
                                     str(tmp_path / "commented"), "--where", "1=1) --"])
     assert commented.exit_code == 2 and "--where" in commented.output  # not a traceback
+    remark = runner.invoke(app, ["report", "--archive", str(archive), "--out",
+                                 str(tmp_path / "remark"), "--no-progress",
+                                 "--where", "origin = 'log' -- the club's games only"])
+    assert remark.exit_code == 0 and "48 hands" in remark.output, remark.output
+    nothing = runner.invoke(app, ["report", "--archive", str(archive), "--out",
+                                  str(tmp_path / "nothing"), "--where", "bid > 1000"])
+    assert nothing.exit_code == 0 and "0 hands (0 line-ups, 1 page" in nothing.output
+    assert "No games selected" in (tmp_path / "nothing" / "index.html").read_text()
     plain_file = tmp_path / "plain"
     plain_file.write_text("x")
     blocked = runner.invoke(app, ["report", "--archive", str(archive), "--out", str(plain_file)])
