@@ -101,7 +101,8 @@ def list_games(archives: dict[str, Path], limit: int, offset: int
     """One page of games over the given clubs' archives (in club order), and their total.
 
     Each row is the archive's ``games`` row without the bit-mask columns, plus ``club``;
-    ``game_id`` is a string (64-bit ids do not survive JavaScript numbers).
+    ``game_id`` is a string (64-bit ids do not survive JavaScript numbers); times are in UTC
+    (``+00:00``), whatever the server's time zone.
     """
     rows: list[dict[str, Any]] = []
     total = 0
@@ -139,6 +140,9 @@ def _game_rows(con: Any, club: str, limit: int, offset: int) -> list[dict[str, A
         if "game_id" in row and row["game_id"] is not None:
             row["game_id"] = str(row["game_id"])
         row["club"] = club
+        for key, value in row.items():
+            if isinstance(value, dt.datetime) and value.tzinfo is not None:
+                row[key] = value.astimezone(dt.UTC)
         rows.append(jsonable(row))
     return rows
 

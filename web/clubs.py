@@ -1,9 +1,13 @@
 """Clubs and their upload tokens, stored hashed in ``<archive>/clubs.json``.
 
-A token is 32 random bytes (``secrets.token_urlsafe``) shown once, when the club is added;
-the store keeps only a per-token salt and ``scrypt(token, salt)``, so a leaked store file
-reveals no token. Verification recomputes the hash for each club and compares with
-:func:`hmac.compare_digest`. Each club's data lives in its own archive directory
+A token is ``skc_<key id>.<secret>``: a random key id that names the club's entry (so a
+token is checked against one club, not all of them) and 32 random bytes
+(``secrets.token_urlsafe``), shown once, when the club is added. The store keeps the key id,
+a per-token salt and ``scrypt(token, salt)``, so a leaked store file reveals no token; a check
+costs at most one scrypt, compared with :func:`hmac.compare_digest`. Tokens issued before key
+ids existed (``skc_<secret>``, entries without ``key_id``) still work: such a token is tried
+against the entries without a key id only, one scrypt each; ``club revoke`` and ``club add``
+reissue it in the new form. Each club's data lives in its own archive directory
 ``<archive>/clubs/<name>/`` (see :meth:`ClubStore.club_archive`), which is what keeps clubs
 apart: the web app only ever opens the directory of the club the token belongs to.
 """
@@ -20,6 +24,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeGuard
 
 from filelock import FileLock
 
@@ -30,6 +35,7 @@ CLUB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 # the memory-hard hash only matter if someone ever stores a weaker token).
 _SCRYPT = {"n": 2**12, "r": 8, "p": 1, "dklen": 32}
 _TOKEN_PREFIX = "skc_"
+_KEY_SEP = "."  # neither in token_urlsafe's alphabet nor in a key id
 
 
 class ClubError(ValueError):
@@ -46,16 +52,29 @@ class Club:
     salt: str
     token_hash: str
     revoked: bool = False
+    #: names the entry inside the token; "" for a token issued before key ids existed
+    key_id: str = ""
 
     def public(self) -> dict[str, object]:
         """What ``club list`` and the admin API show: no salt, no hash."""
         return {"name": self.name, "admin": self.admin, "created": self.created,
                 "revoked": self.revoked}
 
+    @property
+    def legacy(self) -> bool:
+        """Whether the token predates key ids (checking one costs a scrypt per such club)."""
+        return not self.key_id
+
 
 def hash_token(token: str, salt: bytes) -> str:
     """The stored form of a token: scrypt with the token's own salt, hex encoded."""
     return hashlib.scrypt(token.encode("utf-8"), salt=salt, **_SCRYPT).hex()
+
+
+def key_id_of(token: str) -> str | None:
+    """The key id a token names, or None for a token in the form before key ids."""
+    head, sep, _ = token[len(_TOKEN_PREFIX):].partition(_KEY_SEP)
+    return head if sep else None
 
 
 def check_club_name(name: str) -> str:
@@ -115,26 +134,39 @@ class ClubStore:
     def has_admin(self) -> bool:
         return any(c.admin for c in self.active())
 
-    def verify(self, token: str | None) -> Club | None:
-        """The active club whose token this is, or None. Compares every club in constant
-        time per club, so timing does not tell which club came close."""
-        if not token or not token.startswith(_TOKEN_PREFIX) or len(token) > 200:
+    def cached(self, token: str | None) -> Club | None:
+        """The active club of a token already verified against the current file, else None.
+        No scrypt: cheap enough for the event loop."""
+        if not _well_formed(token):
             return None
         clubs = self.clubs()
-        key = hashlib.sha256(token.encode("utf-8")).digest()
-        name = self._verified.get(key)
-        if name is not None:
-            club = clubs.get(name)
-            return club if club is not None and not club.revoked else None
+        name = self._verified.get(_digest(token))
+        club = clubs.get(name) if name is not None else None
+        return club if club is not None and not club.revoked else None
+
+    def verify(self, token: str | None) -> Club | None:
+        """The active club whose token this is, or None.
+
+        A token with a key id is hashed against that one entry (one scrypt, none for an
+        unknown key id); a token in the old form against each old-form entry. A token once
+        verified is remembered (by its SHA-256) until clubs.json changes.
+        """
+        known = self.cached(token)
+        if known is not None or not _well_formed(token):
+            return known
+        clubs = self.clubs()
+        key = key_id_of(token)
+        if key is not None:
+            candidates = [c for c in clubs.values() if c.key_id == key and not c.revoked]
+        else:
+            candidates = [c for c in clubs.values() if c.legacy and not c.revoked]
         found = None
-        for club in clubs.values():
-            if club.revoked:
-                continue
+        for club in candidates:
             candidate = hash_token(token, bytes.fromhex(club.salt))
             if hmac.compare_digest(candidate, club.token_hash):
                 found = club
         if found is not None:
-            self._verified[key] = found.name
+            self._verified[_digest(token)] = found.name
         return found
 
     def club_archive(self, name: str) -> Path:
@@ -145,14 +177,18 @@ class ClubStore:
     def add(self, name: str, *, admin: bool = False) -> str:
         """Create a club and return its new token (the only time the token exists in clear)."""
         check_club_name(name)
-        token = _TOKEN_PREFIX + secrets.token_urlsafe(32)
         salt = secrets.token_bytes(16)
         with self._locked() as clubs:
             if name in clubs and not clubs[name].revoked:
                 raise ClubError(f"club {name!r} already exists (revoke it first for a new token)")
+            taken = {c.key_id for c in clubs.values()}
+            key = secrets.token_hex(6)
+            while key in taken:
+                key = secrets.token_hex(6)
+            token = f"{_TOKEN_PREFIX}{key}{_KEY_SEP}{secrets.token_urlsafe(32)}"
             clubs[name] = Club(
                 name=name, admin=admin, created=datetime.now(UTC).isoformat(timespec="seconds"),
-                salt=salt.hex(), token_hash=hash_token(token, salt),
+                salt=salt.hex(), token_hash=hash_token(token, salt), key_id=key,
             )
         if not admin:
             self.club_archive(name).mkdir(parents=True, exist_ok=True)
@@ -169,6 +205,14 @@ class ClubStore:
 
     def _locked(self) -> _Transaction:
         return _Transaction(self)
+
+
+def _well_formed(token: str | None) -> TypeGuard[str]:
+    return token is not None and token.startswith(_TOKEN_PREFIX) and len(token) <= 200
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8")).digest()
 
 
 class _Transaction:

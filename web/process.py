@@ -8,17 +8,17 @@ through. Any refusal before that commit leaves the club's archive exactly as it 
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from skatlog.ingest.model import LogGame
 
 from . import backend
 from .errors import UploadRejected
 from .progress import Progress
+from .results import Results, ResultsWriter
 from .settings import WebSettings
 from .unpack import Unpacked, unpack
 
@@ -32,60 +32,74 @@ def process_upload(
     club_archive: Path,
     settings: WebSettings,
     progress: Progress,
-) -> dict[str, object]:
-    """Validate the uploaded log and store its valid games; the API's response body.
+    workdir: Path,
+    results_path: Path,
+) -> tuple[dict[str, object], Results]:
+    """Validate the uploaded log and store its valid games.
 
-    Raises :class:`UploadRejected` when the file as a whole is refused (nothing stored).
+    Returns the API's summary (without the per-game entries) and the per-game results,
+    written to ``results_path`` game by game (:mod:`.results`), so memory stays bounded
+    whatever the number of games. ``workdir`` holds the unpacked text. Raises
+    :class:`UploadRejected` when the file as a whole is refused (nothing stored); a refusal
+    with entries (``no_games``) carries them as ``results`` on the exception.
     """
-    with tempfile.TemporaryDirectory(prefix="skatlog-upload-") as tmp:
-        # The plain text is stored under the client's name without a compression suffix, so
-        # the reader (which goes by suffix) takes it as the plain text it now is.
-        plain = Path(tmp) / _plain_name(display_name)
-        progress.phase = "unpacking"
-        with open(plain, "wb") as out:
-            unpacked = _unpack(received, out, settings, progress)
-        progress.phase = "validating"
-        entries: list[dict[str, Any]] = []
-        tally = {"readable": 0}
+    # The plain text is stored under the client's name without a compression suffix, so
+    # the reader (which goes by suffix) takes it as the plain text it now is.
+    plain = workdir / _plain_name(display_name)
+    progress.phase = "unpacking"
+    with open(plain, "wb") as out:
+        unpacked = _unpack(received, out, settings, progress)
+    progress.phase = "validating"
+    writer = ResultsWriter(results_path)
+    tally = {"readable": 0}
 
-        def validated() -> Iterator[LogGame]:
-            # Games are validated while the archive writer stores them batch by batch; an
-            # exception here aborts the writer before its commit, so nothing becomes visible.
-            for game in backend.read_games(plain):
-                game = replace(game, source=display_name)
-                entries.append(backend.game_entry(game, display_name))
-                if game.record is not None or any(e.code not in READING_ERRORS
-                                                  for e in game.errors):
-                    tally["readable"] += 1
-                progress.games = len(entries)
-                if len(entries) > settings.max_games:
-                    raise UploadRejected(413, "too_many_games",
-                                         f"more than {settings.max_games} games in one upload; "
-                                         "split the log")
-                yield game
-            if not tally["readable"]:
-                found = _count(len(entries), "unreadable record") if entries else "nothing"
-                first = next((e for entry in entries for e in entry["errors"]), None)
-                if first is not None:
-                    found += f"; line {first.get('line')}: {first.get('message')}"
-                raise UploadRejected(
-                    422, "no_games",
-                    f"no Skat games found in {display_name} "
-                    f"({_count(unpacked.lines, 'line')}, {found}): "
-                    "expected ISS records '(;GM[Skat]...;)' or skatlog JSON lines",
-                    {"games": entries})
-            progress.phase = "storing"
+    def validated() -> Iterator[LogGame]:
+        # Games are validated while the archive writer stores them batch by batch; an
+        # exception here aborts the writer before its commit, so nothing becomes visible.
+        for game in backend.read_games(plain):
+            game = replace(game, source=display_name)
+            writer.add(backend.game_entry(game, display_name))
+            if game.record is not None or any(e.code not in READING_ERRORS
+                                              for e in game.errors):
+                tally["readable"] += 1
+            progress.games = writer.count
+            if writer.count > settings.max_games:
+                raise UploadRejected(413, "too_many_games",
+                                     f"more than {settings.max_games} games in one upload; "
+                                     "split the log")
+            yield game
+        if not tally["readable"]:
+            found = _count(writer.count, "unreadable record") if writer.count else "nothing"
+            first = writer.first_error
+            if first is not None:
+                found += f"; line {first.get('line')}: {first.get('message')}"
+            raise UploadRejected(
+                422, "no_games",
+                f"no Skat games found in {display_name} "
+                f"({_count(unpacked.lines, 'line')}, {found}): "
+                "expected ISS records '(;GM[Skat]...;)' or skatlog JSON lines")
+        progress.phase = "storing"
 
+    try:
         summary = backend.store_games(club_archive, validated(), (display_name, received))
+    except UploadRejected as exc:
+        if exc.code == "no_games":
+            exc.results = writer.close()
+        else:
+            writer.discard()
+        raise
+    except BaseException:
+        writer.discard()
+        raise
+    results = writer.close()
     progress.phase = "done"
     return {
         "source": display_name,
         "compression": unpacked.compression,
-        "games": entries,
         "stored": summary.stored,
         "duplicates": summary.duplicates,
         "rejected": summary.rejected,
-    }
+    }, results
 
 
 def _count(n: int, what: str) -> str:

@@ -20,7 +20,7 @@ from python_multipart.exceptions import MultipartParseError
 from python_multipart.multipart import parse_options_header
 from starlette.requests import ClientDisconnect
 
-from .errors import UploadRejected
+from .errors import UploadRejected, storage_error
 
 _SAFE_NAME = re.compile(r"[^\w. -]+")  # \w: letters and digits of any script, and _
 
@@ -57,7 +57,9 @@ async def receive_upload(
     """Stream a ``multipart/form-data`` body into ``target`` (the part named ``file``).
 
     Raises :class:`UploadRejected` (413) once more than ``max_bytes`` of the body have
-    arrived, and (400) for a body that is not multipart or carries no ``file`` part.
+    arrived; (400) for a body that is not multipart, carries no ``file`` part or stops
+    before its closing boundary (a cut upload is never taken for a whole file); (503
+    ``archive_error``) when ``target`` cannot be written.
     """
     mime, options = parse_options_header(content_type or "")
     boundary = options.get(b"boundary")
@@ -78,12 +80,19 @@ async def receive_upload(
             if on_progress is not None:
                 on_progress(received)
         parser.finalize()
+        target.flush()
     except MultipartParseError as exc:
         raise UploadRejected(400, "bad_request", f"malformed multipart body: {exc}") from exc
     except ClientDisconnect:
         raise UploadRejected(400, "bad_request", "the upload was interrupted") from None
+    except OSError as exc:  # writing the received file: the server's disk
+        raise storage_error(exc) from exc
     if not state.found:
         raise UploadRejected(400, "bad_request", "the upload has no field named 'file'")
+    if not state.complete:
+        raise UploadRejected(400, "bad_request",
+                             "the upload was cut off: the multipart body ends before its "
+                             "closing boundary")
     return ReceivedFile(safe_filename(state.filename), state.size)
 
 
@@ -107,6 +116,7 @@ class _PartState:
         self._field = b""
         self._value = b""
         self._writing = False
+        self.complete = False  # the closing boundary arrived
 
     def callbacks(self) -> dict[str, Callable[..., None]]:
         return {
@@ -117,6 +127,7 @@ class _PartState:
             "on_headers_finished": self._headers_finished,
             "on_part_data": self._part_data,
             "on_part_end": self._part_end,
+            "on_end": self._end,
         }
 
     def _part_begin(self) -> None:
@@ -149,3 +160,6 @@ class _PartState:
 
     def _part_end(self) -> None:
         self._writing = False
+
+    def _end(self) -> None:
+        self.complete = True

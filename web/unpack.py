@@ -19,7 +19,7 @@ import zstandard
 
 from skatlog.ingest.zstd_frames import open_zstd
 
-from .errors import UploadRejected
+from .errors import UploadRejected, storage_error
 
 _CHUNK = 1 << 20
 _MAGIC = {
@@ -73,7 +73,8 @@ def unpack(
     """Write the plain text of ``source`` to ``target`` with every limit enforced.
 
     Raises :class:`UploadRejected`: ``decompressed_too_large`` (413), ``line_too_long`` (413),
-    ``binary`` (415), ``corrupt_compressed`` (400) or ``empty`` (400).
+    ``binary`` (415), ``corrupt_compressed`` (400), ``empty`` (400), or ``archive_error``
+    (503) when ``target`` cannot be written (a full disk).
     """
     with open(source, "rb") as raw:
         compression = detect_compression(raw.read(8))
@@ -81,30 +82,35 @@ def unpack(
         stream = _opener(compression, raw)
         check = _TextCheck(max_line)
         total = 0
-        try:
-            while True:
+        while True:
+            try:
                 chunk = stream.read(_CHUNK)
-                if not chunk:
-                    break
-                total += len(chunk)
-                if total > max_bytes:
-                    what = "decompressed " if compression != "plain" else ""
-                    raise UploadRejected(
-                        413, "decompressed_too_large",
-                        f"the {what}log is larger than the limit of {max_bytes // (1 << 20)} MiB"
-                        + (" (a compression bomb?)" if compression != "plain" else ""))
-                check.feed(chunk, total)
+            except (OSError, EOFError, zstandard.ZstdError) as exc:
+                raise UploadRejected(400, "corrupt_compressed",
+                                     f"the {compression} data is corrupt or truncated: "
+                                     f"{exc}") from exc
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:
+                what = "decompressed " if compression != "plain" else ""
+                raise UploadRejected(
+                    413, "decompressed_too_large",
+                    f"the {what}log is larger than the limit of {max_bytes // (1 << 20)} MiB"
+                    + (" (a compression bomb?)" if compression != "plain" else ""))
+            check.feed(chunk, total)
+            try:
                 target.write(chunk)
-                if on_progress is not None:
-                    on_progress(total)
-        except (OSError, EOFError, zstandard.ZstdError) as exc:
-            if isinstance(exc, UploadRejected):
-                raise
-            raise UploadRejected(400, "corrupt_compressed",
-                                 f"the {compression} data is corrupt or truncated: {exc}") from exc
+            except OSError as exc:  # the server's disk, not the client's data
+                raise storage_error(exc) from exc
+            if on_progress is not None:
+                on_progress(total)
     if total == 0:
         raise UploadRejected(400, "empty", "the uploaded file is empty")
-    target.flush()
+    try:
+        target.flush()
+    except OSError as exc:
+        raise storage_error(exc) from exc
     return Unpacked(compression, total, check.lines + (check.current > 0))
 
 

@@ -84,15 +84,23 @@
     return ul;
   }
 
+  // An upload's answer carries the first page of per-game results; the rest are fetched
+  // page by page from games_next (GET /api/uploads/{id}/games), or downloaded as NDJSON.
+  let nextPage = null;
+
   function renderResult(data) {
     document.getElementById("result").hidden = false;
     document.getElementById("result-source").textContent = data.source || "";
     document.getElementById("stored").textContent = data.stored;
     document.getElementById("duplicates").textContent = data.duplicates;
     document.getElementById("rejected").textContent = data.rejected;
+    document.getElementById("result-rows").replaceChildren();
+    appendResults(data.games || [], data.games_total, data.games_next, data.upload_id);
+  }
+
+  function appendResults(games, total, next, uploadId) {
     const body = document.getElementById("result-rows");
-    body.replaceChildren();
-    for (const game of data.games) {
+    for (const game of games) {
       const status = el("span", game.ok ? "valid" : "rejected", game.ok ? "status ok" : "status bad");
       const players = (game.players || []).filter(Boolean).join(", ");
       const tr = row([game.line, game.id, players, status, declarerText(game), contractText(game),
@@ -100,6 +108,39 @@
       tr.className = game.ok ? "ok" : "bad";
       body.appendChild(tr);
     }
+    const more = document.getElementById("result-more");
+    const shown = body.children.length;
+    nextPage = next || null;
+    if (total === undefined || total === null || total <= shown) { more.hidden = true; return; }
+    more.hidden = false;
+    document.getElementById("result-shown").textContent = "Showing " + shown + " of " + total + " games;";
+    document.getElementById("result-next").hidden = !nextPage;
+    const link = document.getElementById("result-download");
+    if (uploadId) link.href = "/api/uploads/" + encodeURIComponent(uploadId) + "/games?format=ndjson";
+    link.hidden = !uploadId;
+  }
+
+  async function showMore() {
+    if (!nextPage) return;
+    const button = document.getElementById("result-next");
+    button.disabled = true;
+    try {
+      const page = await getJSON(nextPage);
+      const uploadId = decodeURIComponent(nextPage.split("/")[3]);
+      appendResults(page.games, page.total, page.next, uploadId);
+    } catch (err) {
+      showError("Could not load more results: " + err.message);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // "YYYY-MM-DD HH:MM" in UTC (the column says so), whatever offset the value carries.
+  function utcText(value) {
+    if (!value) return "";
+    const date = new Date(value);
+    if (Number.isNaN(date.getTime())) return String(value);
+    return date.toISOString().replace("T", " ").slice(0, 16);
   }
 
   async function getJSON(url) {
@@ -131,7 +172,7 @@
       body.replaceChildren();
       for (const g of data.games) {
         const result = g.outcome !== "played" ? g.outcome : (g.won ? "won" : (g.overbid ? "overbid" : "lost"));
-        body.appendChild(row([g.played_at ? String(g.played_at).replace("T", " ").slice(0, 16) : "",
+        body.appendChild(row([utcText(g.played_at),
           g.forehand, g.middlehand, g.rearhand, g.declarer_name, g.contract, result, g.value]));
       }
     } catch (err) {
@@ -189,7 +230,8 @@
         showError("Upload refused: " + (data.detail || xhr.statusText || "error " + xhr.status));
         if (Array.isArray(data.games) && data.games.length) {
           renderResult({ source: file.name, games: data.games, stored: 0, duplicates: 0,
-            rejected: data.games.length });
+            rejected: data.games_total || data.games.length, games_total: data.games_total,
+            games_next: data.games_next, upload_id: id });
         }
       }
       input.value = "";
@@ -197,6 +239,7 @@
     xhr.send(form);
   }
 
+  document.getElementById("result-next").addEventListener("click", showMore);
   input.addEventListener("change", () => { if (input.files.length) upload(input.files[0]); });
   for (const name of ["dragenter", "dragover"]) {
     drop.addEventListener(name, (event) => { event.preventDefault(); drop.classList.add("over"); });

@@ -16,11 +16,15 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-DEFAULT_ARCHIVE = Path("data/archive")
+# The server keeps a root of its own, beside the data archive (data/archive, which
+# SKATLOG_ARCHIVE names for the other commands): a data archive is refused as a server root,
+# so sharing the default or the variable would make serve fail after a plain ingest.
+DEFAULT_ARCHIVE = Path("data/web")
 
 ArchiveOption = typer.Option(
-    DEFAULT_ARCHIVE, "--archive", envvar="SKATLOG_ARCHIVE",
-    help="Server archive root: clubs.json and one archive per club under clubs/<name>/.",
+    DEFAULT_ARCHIVE, "--archive", envvar="SKATLOG_WEB_ROOT",
+    help="Server root: clubs.json and one archive per club under clubs/<name>/ "
+    "(not a data archive).",
 )
 
 club_app = typer.Typer(help="Manage the clubs (and their upload tokens) of a web server archive.",
@@ -116,14 +120,15 @@ def club_add(
 
 @club_app.command("list")
 def club_list(archive: Path = ArchiveOption) -> None:
-    """List the clubs: name, admin or not, created, revoked."""
+    """List the clubs: name, admin or not, created, revoked (and tokens in the old form)."""
     clubs = _checked(_store(archive).clubs)
     table = Table(title=f"Clubs in {archive}")
     for column in ("name", "role", "created", "status"):
         table.add_column(column)
     for club in sorted(clubs.values(), key=lambda c: c.name):
-        table.add_row(club.name, "admin" if club.admin else "club", club.created,
-                      "revoked" if club.revoked else "active")
+        status = ("revoked" if club.revoked else
+                  "active (old token form: revoke and add to reissue)" if club.legacy else "active")
+        table.add_row(club.name, "admin" if club.admin else "club", club.created, status)
     Console().print(table)
 
 
