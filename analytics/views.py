@@ -17,6 +17,7 @@ import os
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from skatlog.engine import Card
 from skatlog.ingest.archive import archive_path, committed_files
@@ -104,7 +105,7 @@ def lazy_frames(path: str | os.PathLike[str] | None = None) -> dict[str, pl.Lazy
         if files:
             # one scan per file, narrowed to the stored columns: partitions of schema
             # version 1 also hold the computed ones, which polars would refuse to mix
-            stored = pl.concat([pl.scan_parquet(f).select(schema.names) for f in files])
+            stored = pl.concat([_scan_stored(f, schema) for f in files])
         else:
             empty = pl.from_arrow(schema.empty_table())
             assert isinstance(empty, pl.DataFrame)
@@ -112,6 +113,19 @@ def lazy_frames(path: str | os.PathLike[str] | None = None) -> dict[str, pl.Lazy
         frames[table] = with_computed(table, stored, schema)
     frames["sessions"] = sessions_frame(frames["games"])
     return frames
+
+
+def _scan_stored(path: str, schema: pa.Schema) -> pl.LazyFrame:
+    """One partition's stored columns in ``schema``'s order. Columns a partition of an older
+    schema version lacks (``games.rules`` before version 3) come as nulls of their type, as
+    DuckDB's ``union_by_name`` gives them; the views fill them in (``ingest.computed``)."""
+    present = set(pq.read_schema(path).names)
+    scan = pl.scan_parquet(path)
+    if present >= set(schema.names):
+        return scan.select(schema.names)
+    dtypes = pl.from_arrow(schema.empty_table()).schema
+    return scan.select([pl.col(name) if name in present else
+                        pl.lit(None, dtype=dtypes[name]).alias(name) for name in schema.names])
 
 
 def sessions_frame(games: pl.LazyFrame) -> pl.LazyFrame:

@@ -279,9 +279,23 @@ def read_table(archive: str | os.PathLike[str] | None, table: str,
 def iter_batches(archive: str | os.PathLike[str] | None, table: str,
                  columns: list[str] | None = None, batch_size: int = 65_536
                  ) -> Iterator[pa.RecordBatch]:
-    """Stream a committed table in record batches (bounded memory), in commit order."""
+    """Stream a committed table in record batches (bounded memory), in commit order.
+
+    A column that a partition of an older schema version lacks (``games.rules`` before
+    version 3) comes as nulls of its type."""
     for path in committed_files(archive, table):
-        yield from pq.ParquetFile(path).iter_batches(batch_size=batch_size, columns=columns)
+        parquet = pq.ParquetFile(path)
+        present = set(parquet.schema_arrow.names)
+        if columns is None or present.issuperset(columns):
+            yield from parquet.iter_batches(batch_size=batch_size, columns=columns)
+            continue
+        schema = TABLES[table]
+        for batch in parquet.iter_batches(batch_size=batch_size,
+                                          columns=[c for c in columns if c in present]):
+            yield pa.RecordBatch.from_arrays(
+                [batch.column(c) if c in present else
+                 pa.nulls(batch.num_rows, schema.field(c).type) for c in columns],
+                names=list(columns))
 
 
 # ------------------------------------------------------------------ id sets

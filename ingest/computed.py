@@ -8,6 +8,8 @@ Some columns of the query schema repeat what other stored columns already say:
 ``games.deal``                  when each hand and the skat are in card order (every
                                 simulated hand, see :meth:`skatlog.engine.Deal.sorted`):
                                 stored null, and rebuilt from the three hands' masks
+``games.rules``                 in partitions before schema version 3, which lack it:
+                                ``isko+iss`` where ``recorded_rules``, else ``isko``
 
 Storing them cost two fifths of a simulated archive's bytes and a third of the Parquet
 writer's time (measured with ``bench/writer.py``). The seats, points and skat cost a scan
@@ -154,6 +156,16 @@ def storage_form(table: str, data: pa.Table) -> pa.Table:
     return data.set_column(index, "deal", kept)
 
 
+_RULES_SQL = "coalesce(rules, CASE WHEN recorded_rules THEN 'isko+iss' ELSE 'isko' END)"
+
+
+def _rules_polars() -> pl.Expr:
+    import polars as pl
+
+    old = pl.when(pl.col("recorded_rules")).then(pl.lit("isko+iss")).otherwise(pl.lit("isko"))
+    return pl.coalesce(pl.col("rules").cast(pl.String), old)
+
+
 def _points_sql() -> str:
     table = "([" + ", ".join(str(p) for p in CARD_POINTS) + "]::UTINYINT[])"
     return "(" + " + ".join(f"{table}[card{k} + 1]" for k in (1, 2, 3)) + ")::UTINYINT"
@@ -194,6 +206,7 @@ COMPUTED: dict[str, tuple[ComputedColumn, ...]] = {
         ComputedColumn("deal", pa.list_(pa.uint8()), None, _sorted_deal_sql(),
                        _sorted_deal_polars),
         ComputedColumn("skat_cards", pa.uint32(), "rearhand_cards", _SKAT_SQL, _skat_polars),
+        ComputedColumn("rules", pa.string(), None, _RULES_SQL, _rules_polars),
     ),
     "tricks": (
         ComputedColumn("seat1", pa.uint8(), "card3", _seat_sql(0), _seat_polars(0)),
@@ -277,9 +290,10 @@ def query_table(table: str, stored: pa.Table) -> pa.Table:
     computed = COMPUTED.get(table, ())
     if not computed:
         return stored
-    inputs = [name for name in stored.schema.names if not pa.types.is_dictionary(
-        stored.schema.field(name).type)]
-    frame = pl.from_arrow(stored.select(inputs))
+    decoded = pa.Table.from_arrays(  # dictionary columns as plain strings (e.g. ``rules``)
+        [column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column
+         for column in stored.columns], names=stored.schema.names)
+    frame = pl.from_arrow(decoded)
     assert isinstance(frame, pl.DataFrame)
     values = frame.select(*(c.polars().alias(c.name) for c in computed))
     return insert_computed(table, stored, {c.name: values[c.name].to_arrow() for c in computed})

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from skatlog.engine import Deal, replay
+from skatlog.engine import ISKO, ISKO_ISS, Deal, Rules, replay
 
 from .model import GameMeta, LogGame, RecordedResult
 from .moves_codec import decode_moves
@@ -21,12 +21,22 @@ from .rebuild import moves_from_rows
 #: The ``games`` columns :func:`log_game_from_row` reads.
 EXPORT_COLUMNS = (
     "game_id", "deal", "moves", "declarer", "skat_taken", "discard", "contract", "hand",
-    "schneider_announced", "schwarz_announced", "ouvert", "recorded_rules", "extra_bids",
+    "schneider_announced", "schwarz_announced", "ouvert", "rules", "recorded_rules",
+    "extra_bids",
     "played_at", "forehand", "middlehand", "rearhand", "record_id", "session_id", "hand_no",
     "club", "table", "dealer",
     "recorded_result", "extra", "source", "source_line", "source_format", "value_check",
     "origin", "seed", "bots",
 )
+
+
+def rules_of_row(row: Mapping[str, Any]) -> Rules:
+    """The rule set a ``games`` row was replayed under: its ``rules`` column, or for a row of
+    a partition before schema version 3 (no such column) what ``recorded_rules`` says."""
+    text = row.get("rules")
+    if text:
+        return Rules.parse(text)
+    return ISKO_ISS if row.get("recorded_rules") else ISKO
 
 
 def log_game_from_row(row: Mapping[str, Any]) -> LogGame:
@@ -42,8 +52,7 @@ def log_game_from_row(row: Mapping[str, Any]) -> LogGame:
         moves = moves_from_rows(row, row.get("tricks"), row.get("calls"))  # child_rows_sql
     else:
         moves = decode_moves(row["moves"])
-    record = replay(deal, moves, recorded=bool(row["recorded_rules"]),
-                    extra_bids=frozenset(row.get("extra_bids") or ()))
+    record = replay(deal, moves, rules=rules_of_row(row))
     played_at = row.get("played_at")
     meta = GameMeta(
         players=(row.get("forehand") or "", row.get("middlehand") or "",

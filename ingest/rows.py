@@ -260,7 +260,7 @@ class GameRowsBuilder:
             (players[declarer] or None) if declarer is not None else None,
             scanned.skat_taken if declarer is not None else None,
             list(scanned.discard) if scanned.discard is not None else None,
-            result.bid, *played, scanned.text, record.recorded,
+            result.bid, *played, scanned.text, str(record.rules), record.recorded,
             sorted(record.extra_bids) or None,
         ))
         self._deals.append(deal)
@@ -361,7 +361,7 @@ _RESULT_COLUMNS = (
     "passed", "outcome", "ending", "declarer", "declarer_name", "skat_taken", "discard", "bid",
     "contract", "hand", "schneider_announced", "schwarz_announced", "ouvert", "matadors",
     "declarer_points", "defender_points", "declarer_tricks", "defender_tricks", "schneider",
-    "schwarz", "won", "overbid", "game_value", "multiplier", "value", "moves",
+    "schwarz", "won", "overbid", "game_value", "multiplier", "value", "moves", "rules",
     "recorded_rules", "extra_bids",
 )
 assert set(_META_COLUMNS) | set(_RESULT_COLUMNS) | {

@@ -58,7 +58,7 @@ import numpy as np
 import pyarrow as pa
 
 #: Bumped when a column changes meaning or type; stored in every file and the manifest.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: ``games.outcome`` values. ``aborted`` is reserved for hands stored without an end
 #: (the engine's replay never yields one: an unfinished record is rejected as ``truncated``).
@@ -160,6 +160,9 @@ GAMES_SCHEMA = _schema([
     _f("warnings", pa.list_(pa.string())),    # warning codes from validation (e.g. R18 bids)
     _f("moves", pa.string()),                 # full move list, compact notation (module doc);
                                               # null when the rows rebuild it (rebuild.py)
+    _f("rules", _DICT),                       # the rule set, NAME[+OPTION]: isko, isko+iss;
+                                              # null in partitions before schema 3 (the
+                                              # views fill it from recorded_rules)
     _f("recorded_rules", pa.bool_(), False),  # replayed under the recorded-log rules (R17, R7)
     _f("extra_bids", pa.list_(pa.int16())),   # off-ladder bids admitted in the replay (R18)
     _f("extra", pa.string()),                 # reader-specific fields as JSON, for export

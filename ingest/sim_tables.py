@@ -17,6 +17,7 @@ import pyarrow as pa
 from skatlog.engine.batch.games import BatchGames
 from skatlog.engine.batch.tables import DECL_T
 from skatlog.engine.contract import Contract
+from skatlog.engine.rules import ISKO
 from skatlog.engine.session import HANDS_PER_SESSION
 
 from .schema import table_from_columns
@@ -133,6 +134,7 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
         "moves": pa.StringArray.from_buffers(n, pa.py_buffer(rows.offsets),
                                              pa.py_buffer(rows.text),
                                              *_validity(~text_rows)),
+        "rules": _dict(const, [str(ISKO)]),  # skatlog's own games (R9)
         "recorded_rules": np.zeros(n, dtype=bool),
         "seed": np.full(n, batch.seed, dtype=np.int64),
         "bots": _dict(dealer, rotations),

@@ -42,7 +42,7 @@ CHECKED = (
     "forehand_cards", "middlehand_cards", "rearhand_cards", "skat_cards",
 )
 #: ``games`` columns read besides :data:`CHECKED` (the replay's inputs).
-INPUTS = ("game_id", "deal", "recorded_rules", "extra_bids", "forehand", "middlehand",
+INPUTS = ("game_id", "deal", "rules", "recorded_rules", "extra_bids", "forehand", "middlehand",
           "rearhand")
 #: Problem lines kept per check of the whole archive (duplicates, orphans).
 LISTED = 50
@@ -112,11 +112,12 @@ def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
     """
     from skatlog.engine import Deal, replay
     from skatlog.ingest.moves_codec import decode_moves
+    from skatlog.ingest.row_game import rules_of_row
 
     problems: list[str] = []
     count = len(columns["game_id"])
+    rules = columns.get("rules") or [None] * count
     recorded = columns.get("recorded_rules") or [False] * count
-    extra = columns.get("extra_bids") or [None] * count
     rows: list[int] = []
     records: list[Any] = []
     for row in range(count):
@@ -128,9 +129,9 @@ def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
                                         _child(columns, "calls", row))
             else:
                 moves = decode_moves(text)
+            played_under = rules_of_row({"rules": rules[row], "recorded_rules": recorded[row]})
             records.append(replay(Deal.from_cards(columns["deal"][row]), moves,
-                                  recorded=bool(recorded[row]),
-                                  extra_bids=frozenset(extra[row] or ())))
+                                  rules=played_under))
             rows.append(row)
         except Exception as err:  # a bad row is a finding, not the end of the check
             source = " (moves rebuilt from its rows)" if columns["moves"][row] is None else ""

@@ -59,8 +59,8 @@ def _snapshot(archive: Path) -> dict[str, pl.DataFrame]:
         assert duck.columns == lazy.columns == query_schema(table, TABLES[table]).names
         for name in (c.name for c in COMPUTED[table]):
             assert duck[name].to_list() == lazy[name].to_list(), name
-            assert lazy[name].dtype == {"skat_cards": pl.UInt32, "deal": pl.List(pl.UInt8)
-                                        }.get(name, pl.UInt8)
+            assert lazy[name].dtype == {"skat_cards": pl.UInt32, "deal": pl.List(pl.UInt8),
+                                        "rules": pl.String}.get(name, pl.UInt8)
         out[table] = lazy
     return out
 
@@ -71,7 +71,7 @@ def test_stored_partitions_leave_the_computed_columns_out(tmp_path: Path) -> Non
         for path in committed_files(archive, table):
             names = pq.read_schema(path).names
             assert not {c.name for c in COMPUTED[table] if not c.fills} & set(names)
-            assert pq.read_schema(path).metadata[b"skatlog.schema_version"] == b"2"
+            assert pq.read_schema(path).metadata[b"skatlog.schema_version"] == b"3"
     # a deal in card order (every simulated hand) is stored as null, a logged one is kept
     stored = pa.concat_tables(pq.read_table(p, columns=["origin", "deal"])
                               for p in committed_files(archive, "games")).to_pylist()
@@ -96,9 +96,12 @@ def test_stored_partitions_leave_the_computed_columns_out(tmp_path: Path) -> Non
 
 
 def _as_schema_1(path: Path, table: str) -> None:
-    """Rewrite a partition as schema version 1 wrote it: computed columns stored."""
+    """Rewrite a partition as schema version 1 wrote it: computed columns stored, and no
+    ``games.rules`` (schema version 3's)."""
     stored = pq.read_table(path)
     full = query_table(table, stored)
+    if table == "games":
+        full = full.drop_columns(["rules"])
     metadata = dict(full.schema.metadata or {})
     metadata[b"skatlog.schema_version"] = b"1"
     pq.write_table(full.replace_schema_metadata(metadata), path)
@@ -121,12 +124,33 @@ def test_schema_1_partitions_mix_with_schema_2(tmp_path: Path) -> None:
     manifest["schema_version"] = 1
     (archive / "manifest.json").write_text(json.dumps(manifest))
     simulate_to_archive(archive, SimulationOptions(hands=200, seed=5, bots=("random",) * 3))
-    assert json.loads((archive / "manifest.json").read_text())["schema_version"] == 2
+    assert json.loads((archive / "manifest.json").read_text())["schema_version"] == 3
     grown = _snapshot(archive)
     assert grown["games"].height == before["games"].height + 200
     report = verify_archive(archive)
     assert report.ok and report.checked == grown["games"].height
     assert export_archive(archive, tmp_path / "all.jsonl", "jsonl") == grown["games"].height
+
+
+def test_schema_2_partitions_without_rules_mix_with_schema_3(tmp_path: Path) -> None:
+    """Partitions written before ``games.rules`` existed show the rule set their
+    ``recorded_rules`` implies, in DuckDB and polars; verify and export read them."""
+    archive = _archive(tmp_path)
+    before = _snapshot(archive)
+    for path in committed_files(archive, "games")[::2]:
+        old = pq.read_table(path)
+        metadata = {**(old.schema.metadata or {}), b"skatlog.schema_version": b"2"}
+        pq.write_table(old.drop_columns(["rules"]).replace_schema_metadata(metadata), path)
+    assert any("rules" not in pq.read_schema(p).names
+               for p in committed_files(archive, "games"))
+    after = _snapshot(archive)
+    assert after["games"].equals(before["games"])
+    games = after["games"]
+    assert games["rules"].null_count() == 0
+    assert games["rules"].to_list() == ["isko+iss" if r else "isko"
+                                        for r in games["recorded_rules"]]
+    assert verify_archive(archive).ok
+    assert export_archive(archive, tmp_path / "all.jsonl", "jsonl") == before["games"].height
 
 
 _CARDS = st.integers(0, 31)

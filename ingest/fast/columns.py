@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from skatlog.engine.contract import Contract
 from skatlog.engine.game import Ending
+from skatlog.engine.rules import ISKO_ISS
 
 from ..schema import CALL_KINDS, OUTCOMES, table_from_columns
 from . import iss_kernel as K
@@ -265,6 +266,7 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
         "recorded_result": recorded_result,
         "moves": _strings(keys, rows[:, K.F_MOVES_S], rows[:, K.F_MOVES_E],
                           empty_is_null=False),
+        "rules": _const_dict(str(ISKO_ISS), n),
         "recorded_rules": np.ones(n, dtype=bool),
         "extra_bids": extra_bids,
         "extra": _strings(scan_.extra, rows[:, K.F_EXT_S], rows[:, K.F_EXT_E]),
