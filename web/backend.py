@@ -193,8 +193,9 @@ def _connect(archive: Path) -> Any:
     return connect(archive)
 
 
-def build_reports(club_archive: Path, out: Path) -> None:
-    """Write the club's report pages (the ``skatlog report`` site) into ``out``."""
+def build_reports(club_archive: Path, out: Path, club: str) -> None:
+    """Write the club's report pages (the ``skatlog report`` site, titled with the club's
+    name) into ``out``."""
     from skatlog.reports.build import build_report
 
-    build_report(club_archive, out)
+    build_report(club_archive, out, title=f"Club {club} report")

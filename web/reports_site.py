@@ -75,7 +75,7 @@ class ReportSite:
             fresh = self.workspace.build_dir(f"report-{club}-")
             try:
                 if backend.has_games(archive):
-                    backend.build_reports(archive, fresh)
+                    backend.build_reports(archive, fresh, club)
                 else:
                     _empty_site(fresh, club)
                 built = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -118,7 +118,7 @@ def frame_page(text: str, club: str, built: str) -> str:
     body = _BODY.search(text, start)
     heading = _H1.search(text, body.end() if body else start)
     topic = html.unescape(_TAGS.sub("", heading.group(1))).strip() if heading else ""
-    label = f"Club {club}: {topic or 'report'}"
+    label = topic if topic.startswith(f"Club {club}") else f"Club {club}: {topic or 'report'}"
     title = f"<title>{html.escape(label)}</title>"
     bar = (f'<div class="skatlog-club-bar" style="{_BAR_STYLE}" data-testid="club-bar">'
            f"<b>Club {name}</b>"
