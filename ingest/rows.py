@@ -34,8 +34,8 @@ from skatlog.engine import (
     Pass,
     PickUp,
     Play,
+    core,
 )
-from skatlog.engine.tricks import EFFECTIVE, POWER, TRUMP
 
 from .ids import game_id_of, reject_id_of
 from .model import GameError, LogGame, RecordedResult
@@ -143,26 +143,18 @@ def scan_moves(moves: Sequence[Move]) -> ScannedMoves:
 
 
 # Trick tables as arrays (from the engine's R8 tables) for the vectorised trick winners.
-_EFFECTIVE = np.array(EFFECTIVE, dtype=np.int16)  # [contract, card] -> effective suit
-_POWER = np.array(POWER, dtype=np.int16)          # [contract, card] -> strength in the suit
 _POINTS = np.array(CARD_POINTS, dtype=np.uint8)
 _CONTRACT_CODE = {c.label: int(c) for c in Contract}
 
 
 def trick_winners(cards: np.ndarray, contracts: np.ndarray) -> np.ndarray:
-    """Index (0..2, play order) of the winning card of each trick, vectorised.
+    """Index (0..2, play order) of the winning card of each trick (R8), by the rules core's
+    compiled :func:`~skatlog.engine.core.trick_winners`.
 
-    ``cards`` is (n, 3) card indices, ``contracts`` (n,) contract numbers. Same rule as
-    :func:`skatlog.engine.tricks.trick_winner` (R8): the highest trump, else the highest card
-    of the led effective suit (held equal by a differential test).
+    ``cards`` is (n, 3) card indices, ``contracts`` (n,) contract numbers.
     """
-    contracts = contracts[:, None]
-    eff = _EFFECTIVE[contracts, cards]
-    power = _POWER[contracts, cards].astype(np.int32)
-    trump = eff == TRUMP
-    follows = trump | (eff == eff[:, :1])
-    key = np.where(follows, trump * 1000 + power, -1)
-    return np.argmax(key, axis=1)
+    return core.trick_winners(np.ascontiguousarray(cards, dtype=np.int64),
+                              np.ascontiguousarray(contracts, dtype=np.int64))
 
 
 class GameRowsBuilder:

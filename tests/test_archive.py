@@ -187,7 +187,8 @@ def test_rows_agree_with_the_engine() -> None:
 
 
 def test_vectorised_trick_winners_equal_the_engine() -> None:
-    """Differential test: the numpy winners against engine.tricks.trick_winner (R8)."""
+    """The row builder's array form of the core's trick winner against the engine's typed
+    one (R8), over 100,000 random tricks."""
     rng = np.random.default_rng(3)
     n = 100_000
     cards = np.argsort(rng.random((n, 32)), axis=1)[:, :3].astype(np.uint8)  # distinct cards
