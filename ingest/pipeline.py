@@ -49,6 +49,7 @@ from .rows import (
 )
 from .schema import SchemaError
 from .simulated import claims_simulation, reproduce
+from .sources import looks_like_game
 
 #: Games per batch: large enough for fast columnar writes, small enough for bounded memory.
 BATCH_SIZE = 20_000
@@ -69,6 +70,14 @@ class IngestSummary:
     reject_duplicates: int = 0
     rejected_by_code: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: Files of the named folders that were not read, with the reason (not a log, ...).
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: Lines inside a log that are no record at all (prose, not ``(;...`` or ``{...``):
+    #: reported here, never stored in ``rejects``.
+    not_records: int = 0
+    #: The first few rejected and non-record lines, ``file:line: move N: message [code]``.
+    examples: list[str] = field(default_factory=list)
+    not_record_examples: list[str] = field(default_factory=list)
 
     @property
     def games_per_second(self) -> float:
@@ -87,8 +96,51 @@ class IngestSummary:
                if self.rejected else ""),
         ]
         out += [f"  {code:<20} {count:,}" for code, count in sorted(self.rejected_by_code.items())]
+        out += [f"  {line}" for line in self.examples]
+        if self.rejected > len(self.examples) and self.examples:
+            out.append(f"  ... {self.rejected - len(self.examples):,} more: skatlog validate "
+                       "shows every one")
+        if self.not_records:
+            out.append(f"not records {self.not_records:,} line"
+                       + ("s" if self.not_records != 1 else "")
+                       + " neither an ISS record nor a JSON line (not stored)")
+            out += [f"  {line}" for line in self.not_record_examples]
+        if self.skipped:
+            out.append(f"skipped     {len(self.skipped):,} file"
+                       + ("s" if len(self.skipped) != 1 else "") + " (not logs)")
+            out += [f"  {path}: {reason}" for path, reason in self.skipped]
         out.append(f"time        {self.seconds:.2f} s ({self.games_per_second:,.0f} games/s)")
         return out
+
+    def not_a_record(self, game: LogGame) -> bool:
+        """True for a line inside a log that is no record at all (prose between records,
+        neither ``(;...`` nor ``{...``): counted and reported, never stored in ``rejects``
+        and not counted as a game seen."""
+        if game.ok or looks_like_game(game.format, game.raw):
+            return False
+        self.not_records += 1
+        if len(self.not_record_examples) < EXAMPLES:
+            self.not_record_examples.append(_example(game))
+        return True
+
+    def reject(self, game: LogGame) -> None:
+        """Count a rejected record, keeping the first few for the summary."""
+        self.rejected += 1
+        if len(self.examples) < EXAMPLES:
+            self.examples.append(_example(game))
+
+
+#: Rejected records (and lines that are no record) an ingest summary prints in full.
+EXAMPLES = 5
+
+
+def _example(game: LogGame) -> str:
+    """The first error of a game as ``validate`` prints it: ``file:line: move N: message
+    [code]``."""
+    if not game.errors:
+        return f"{game.source}:{game.line}: rejected"
+    error = game.errors[0]
+    return error.format(game.source) + f" [{error.code}]"
 
 
 class RateColumn(ProgressColumn):
@@ -137,6 +189,8 @@ class _Run:
         return len(self.pending) + len(self.claims) + len(self.rejects)
 
     def add(self, game: LogGame) -> None:
+        if self.summary.not_a_record(game):
+            return
         self.summary.seen += 1
         if game.ok:
             problem = unstorable_text(game)
@@ -173,7 +227,7 @@ class _Run:
             self.summary.duplicates += counts.duplicates
 
     def _reject(self, game: LogGame) -> None:
-        self.summary.rejected += 1
+        self.summary.reject(game)
         self.by_code[game.errors[0].code if game.errors else "syntax"] += 1
         self.rejects.add(game)
 
@@ -295,24 +349,30 @@ def ingest_paths(
     ``fast``: ``None`` (default) uses the compiled ISS path (:mod:`.fast`, same rows and ids)
     for inputs of :data:`FAST_MIN_BYTES` or more when numba is installed, ``True`` always
     when it is installed, ``False`` never. Raises :class:`~.sources.SourceError` for a
-    missing path or unknown format before anything is written.
+    missing path or unknown format, and :class:`~.sniff.NotALog` for a named file that is
+    not a log or a folder without one, before anything is written; the files of a folder
+    that are not logs are skipped and listed in the summary (:func:`~.sniff.find_logs`).
     """
-    from .sources import FORMATS, SourceError, expand_paths
+    from .sniff import find_logs
+    from .sources import SourceError
     from .validate import iter_log_games
 
-    if fmt not in FORMATS:
-        raise SourceError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    expanded = expand_paths([Path(p) for p in paths])
+    inputs = find_logs(paths, fmt)
+    expanded = inputs.files
     if use_fast_path(fast, fmt, expanded):
-        return _ingest_fast(expanded, archive, progress, console)
-    digests = []
-    for path in expanded:
-        try:
-            digests.append(file_digest(path))
-        except OSError as err:
-            raise SourceError(f"{path}: cannot read: {err.strerror or err}") from err
-    return ingest_games(iter_log_games(expanded, fmt), archive, files=digests, fmt=fmt,
-                        progress=progress, batch_size=batch_size, console=console)
+        summary = _ingest_fast(expanded, archive, progress, console)
+    else:
+        digests = []
+        for path in expanded:
+            try:
+                digests.append(file_digest(path))
+            except OSError as err:
+                raise SourceError(f"{path}: cannot read: {err.strerror or err}") from err
+        summary = ingest_games(iter_log_games(expanded, fmt), archive, files=digests,
+                               fmt=fmt, progress=progress, batch_size=batch_size,
+                               console=console)
+    summary.skipped = [(str(path), reason) for path, reason in inputs.skipped]
+    return summary
 
 
 #: Inputs at least this large go through the compiled path by default (its start-up,

@@ -15,7 +15,7 @@ import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 FORMATS = ("auto", "iss", "jsonl")
 
@@ -60,6 +60,36 @@ def open_text(path: Path) -> TextIO:
         raise SourceError(f"{path}: cannot open: {err.strerror or err}") from err
 
 
+def open_bytes(path: Path) -> BinaryIO:
+    """Open ``path`` for streaming bytes, decompressing by its name as :func:`open_text`
+    does (``.gz``, ``.bz2``, ``.zst``); errors as :func:`open_text`'s."""
+    name = path.name.lower()
+    try:
+        if name.endswith(".gz"):
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        if name.endswith(".bz2"):
+            return bz2.open(path, "rb")  # type: ignore[return-value]
+        if name.endswith(".zst"):
+            from .zstd_frames import open_zstd
+
+            return open_zstd(path.open("rb"))
+        return path.open("rb")
+    except OSError as err:
+        raise SourceError(f"{path}: cannot open: {err.strerror or err}") from err
+
+
+def looks_like_game(fmt: str, text: str) -> bool:
+    """Whether a record's text could be a game at all: an ISS record starts with ``(``, a
+    skatlog JSON line with ``{``. Anything else (a stray line of prose between records) is
+    reported, but never quarantined in ``rejects``."""
+    head = text.lstrip("\ufeff \t\r\n")
+    if fmt == "iss":
+        return head.startswith("(")
+    if fmt == "jsonl":
+        return head.startswith("{")
+    return False
+
+
 def is_log_file(path: Path) -> bool:
     """True for the file names a directory walk reads (``*.sgf``, ``*.jsonl.gz``, ...)."""
     name = path.name.lower()
@@ -100,7 +130,7 @@ def detect_format(line: str) -> str:
 
 
 def strip_comment(line: str, open_tag: str | None = None) -> tuple[str, str | None]:
-    """Drop a ``#`` comment (ISS.md) from one line of an ISS record.
+    """Drop a ``#`` comment (docs/iss-format.md) from one line of an ISS record.
 
     ``#`` starts a comment outside ``[...]`` values and inside the move list ``MV[...]``
     (moves never contain it), but not inside other values such as a player name.

@@ -98,8 +98,8 @@ def test_jsonl_input(iss_dir: Path, tmp_path: Path) -> None:
         result = run("--format", fmt, str(path))
         assert result.exit_code == 0, result.output
         assert "25 games in 1 file: 25 valid" in result.output
-    wrong = run("--format", "iss", str(path))
-    assert wrong.exit_code == 1 and "[syntax]" in wrong.output
+    wrong = run("--format", "iss", str(path))  # refused whole, not line by line
+    assert wrong.exit_code == 2 and "holds skatlog JSON lines, not iss" in wrong.output
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

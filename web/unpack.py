@@ -17,27 +17,13 @@ from typing import BinaryIO
 
 import zstandard
 
+from skatlog.ingest import sniff
 from skatlog.ingest.zstd_frames import open_zstd
 
 from .errors import UploadRejected, storage_error
 
 _CHUNK = 1 << 20
-_MAGIC = {
-    b"\x1f\x8b": "gzip",
-    b"BZh": "bzip2",
-    b"\x28\xb5\x2f\xfd": "zstd",
-}
-_REFUSED = {
-    b"PK\x03\x04": "a zip archive",
-    b"7z\xbc\xaf\x27\x1c": "a 7-zip archive",
-    b"\xfd7zXZ\x00": "an xz archive",
-    b"Rar!": "a rar archive",
-    b"%PDF": "a PDF document",
-    b"\x89PNG": "a PNG image",
-    b"\xff\xd8\xff": "a JPEG image",
-}
-# Bytes that never occur in a text log (everything below 0x20 except tab, LF, CR, FF).
-_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13))
+# The container and binary checks are the CLI's too (skatlog.ingest.sniff): same reasons.
 
 
 @dataclass(frozen=True)
@@ -51,15 +37,11 @@ class Unpacked:
 
 def detect_compression(head: bytes) -> str:
     """``gzip``/``bzip2``/``zstd``/``plain`` from the first bytes; refuses other containers."""
-    for magic, name in _MAGIC.items():
-        if head.startswith(magic):
-            return name
-    for magic, what in _REFUSED.items():
-        if head.startswith(magic):
-            raise UploadRejected(415, "unsupported_format",
-                                 f"this file is {what}; upload an ISS or skatlog log, plain or "
-                                 "compressed with gzip (.gz), bzip2 (.bz2) or zstd (.zst)")
-    return "plain"
+    try:
+        return sniff.detect_compression(head)
+    except sniff.NotALog as err:
+        raise UploadRejected(415, "unsupported_format",
+                             f"{err.reason}; upload {sniff.LOG_KINDS}") from None
 
 
 def unpack(
@@ -134,16 +116,11 @@ class _TextCheck:
         self.checked_head = False
 
     def feed(self, chunk: bytes, total: int) -> None:
-        if b"\x00" in chunk:
-            raise UploadRejected(415, "binary",
-                                 "this is a binary file, not a text log (it contains NUL bytes)")
-        if not self.checked_head:
-            self.checked_head = True
-            head = chunk[:65536]
-            control = len(head) - len(head.translate(None, _CONTROL))
-            if control > max(8, len(head) // 100):
-                raise UploadRejected(415, "binary",
-                                     "this is a binary file, not a text log")
+        try:
+            sniff.check_text(chunk, head=not self.checked_head)
+        except sniff.NotALog as err:
+            raise UploadRejected(415, "binary", err.reason) from None
+        self.checked_head = True
         first = chunk.find(b"\n")
         if first < 0:
             self._grow(len(chunk))

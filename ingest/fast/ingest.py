@@ -30,7 +30,8 @@ from ..pipeline import IngestSummary, file_digest
 from ..rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
 from ..schema import TABLES
 from ..simulated import claims_simulation, reproduce
-from ..sources import RawRecord, detect_format, expand_paths
+from ..sniff import find_logs
+from ..sources import RawRecord, detect_format
 from .parts import iter_part_batches
 from .stream import CHUNK_BYTES, is_compressed_name, open_binary
 
@@ -64,13 +65,15 @@ class _SlowSink:
         self.claims: list[LogGame] = []
 
     def add(self, game: LogGame) -> None:
+        if self.summary.not_a_record(game):  # prose between records: reported, not stored
+            return
         self.summary.seen += 1
         if game.ok and claims_simulation(game):
             self.claims.append(game)
         elif game.ok:
             self.rows.add_log_game(game)
         else:
-            self.summary.rejected += 1
+            self.summary.reject(game)
             self.by_code[game.errors[0].code if game.errors else "syntax"] += 1
             self.rejects.add(game)
         if len(self.rows) + len(self.rejects) + len(self.claims) >= 5000:
@@ -122,13 +125,15 @@ def ingest_iss_fast(
     """
     from ..validate import iter_log_games
 
-    expanded = expand_paths([Path(p) for p in paths])
+    inputs = find_logs(paths)  # refuses a named file that is not a log, skips others
+    expanded = inputs.files
     started = datetime.now(UTC)
     clock = time.perf_counter()
     by_code: Counter[str] = Counter()
     digests: list[tuple[str, str, int]] = []
     with ArchiveWriter(archive, fast=fast_parquet) as writer:
-        summary = IngestSummary(writer.ingest_id, writer.root, files=len(expanded))
+        summary = IngestSummary(writer.ingest_id, writer.root, files=len(expanded),
+                                skipped=[(str(p), why) for p, why in inputs.skipped])
         sink = _SlowSink(writer, summary, by_code)
         for index, path in enumerate(expanded):
             if file_format(path) != "iss":

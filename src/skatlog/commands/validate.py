@@ -1,8 +1,9 @@
 """``skatlog validate``: replay every game of ISS or skatlog/1 logs through the rules.
 
 Exit status: 0 when every game is valid, 1 otherwise, 2 on usage errors (missing file,
-unknown format). Lenient by default (every game is checked); ``--strict`` stops at the
-first bad game.
+unknown format, a named file that is not a log or holds no game: :mod:`skatlog.ingest.sniff`;
+files of a named folder that are not logs are skipped and named). Lenient by default
+(every game is checked); ``--strict`` stops at the first bad game.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import typer
 
 from skatlog.ingest.model import LogGame
 from skatlog.ingest.pipeline import use_fast_path
-from skatlog.ingest.sources import FORMATS, SourceError, expand_paths, open_text, reading
+from skatlog.ingest.sniff import find_logs
+from skatlog.ingest.sources import FORMATS, SourceError, open_text, reading
 from skatlog.ingest.validate import game_json, iter_log_games
 
 
@@ -41,10 +43,13 @@ def validate(
     if fmt not in FORMATS:
         _usage(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     try:
-        files = expand_paths(paths)
+        inputs = find_logs(paths, fmt)  # a named file that is not a log: exit 2
     except SourceError as err:
         _usage(str(err))
+    files = inputs.files
     out = sys.stdout
+    for line in inputs.skipped_lines():  # every file of a folder that is not read
+        print(line, file=sys.stderr if as_json else out)
     games = valid = 0
     codes: Counter[str] = Counter()
     checks: Counter[str] = Counter()
