@@ -19,6 +19,7 @@ are counted as duplicates and not written again.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 import signal
@@ -624,6 +625,34 @@ class AppendCounts:
     reject_duplicates: int = 0
 
 
+@dataclass(frozen=True)
+class LockWait:
+    """How a writer waits for another run's lock: at most ``timeout`` seconds (``None``: as
+    long as it takes), calling ``on_wait(root, timeout)`` once when it has to wait."""
+
+    timeout: float | None = None
+    on_wait: Callable[[Path, float | None], None] | None = None
+
+
+_NO_POLICY = LockWait()
+_LOCK_WAIT: contextvars.ContextVar[LockWait | None] = contextvars.ContextVar(
+    "skatlog_lock_wait", default=None)
+
+
+@contextlib.contextmanager
+def lock_wait(timeout: float | None = None,
+              on_wait: Callable[[Path, float | None], None] | None = None) -> Iterator[None]:
+    """Within the block, every :class:`ArchiveWriter` opened by this thread waits for a busy
+    lock as given (the CLI's ``--wait SECONDS`` for ``ingest`` and ``simulate``, whose
+    writers are opened deep inside the library). A writer's own ``lock_timeout`` and
+    ``on_wait`` arguments are used where the block leaves them unset."""
+    token = _LOCK_WAIT.set(LockWait(timeout, on_wait))
+    try:
+        yield
+    finally:
+        _LOCK_WAIT.reset(token)
+
+
 class ArchiveWriter:
     """One run's exclusive, atomic write to an archive.
 
@@ -637,7 +666,9 @@ class ArchiveWriter:
                  on_wait: Callable[[], None] | None = None, fast: bool = False) -> None:
         self.root = archive_path(archive)
         self.ingest_id = ingest_id or new_ingest_id()
-        self.lock_timeout = lock_timeout
+        policy = _LOCK_WAIT.get() or _NO_POLICY
+        self.lock_timeout = policy.timeout if policy.timeout is not None else lock_timeout
+        self._announce = policy.on_wait
         self.on_wait = on_wait
         self.fast = fast  # fast Parquet settings (see parquet_options), for bulk simulation
         self._lock: FileLock | None = None
@@ -668,16 +699,24 @@ class ArchiveWriter:
                                f"{err.strerror or err}") from err
         lock = FileLock(str(self.root / LOCK))
         wait = -1 if self.lock_timeout is None else self.lock_timeout
+        told = self._announce is not None or self.on_wait is not None
+        first = wait if not told else (0.2 if wait < 0 else min(0.2, wait))
         try:
             try:
-                lock.acquire(timeout=0.2 if self.on_wait else wait)
+                lock.acquire(timeout=first)
             except Timeout:
-                if self.on_wait is None:
+                if not told or 0 <= wait <= first:
                     raise
-                self.on_wait()
-                lock.acquire(timeout=wait)
+                if self._announce is not None:
+                    self._announce(self.root, self.lock_timeout)
+                elif self.on_wait is not None:
+                    self.on_wait()
+                lock.acquire(timeout=wait if wait < 0 else wait - first)
         except Timeout:
-            raise ArchiveError(f"{self.root}: another ingest holds the lock") from None
+            waited = "" if self.lock_timeout is None else \
+                f" (waited {self.lock_timeout:g} s)"
+            raise ArchiveError(f"{self.root}: another ingest or simulation holds the lock"
+                               f"{waited}; try again when it has finished") from None
         except OSError as err:
             raise ArchiveError(f"{self.root}: cannot lock the archive: {err}") from err
         self._lock = lock
@@ -825,10 +864,14 @@ class ArchiveWriter:
                             {name: self.manifest.tables.get(name, []) + new_parts[name]
                              for name in TABLES})
         tmp = self.root / f"{MANIFEST}.tmp-{self.ingest_id}"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(manifest.to_json())
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(manifest.to_json())
+                handle.flush()
+                os.fsync(handle.fileno())
+        except BaseException:  # a full disk: no half-written manifest stays behind
+            tmp.unlink(missing_ok=True)
+            raise
         _pause("commit")
         # Block SIGINT/SIGTERM across the rename so a Ctrl-C cannot split the commit.
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})

@@ -82,9 +82,16 @@ def ingest(
     staging: Annotated[str | None, typer.Option(
         "--staging", help="With --scheduler: shared path or fsspec URL the workers write "
         "to (default: inside the archive).")] = None,
+    wait: Annotated[float | None, typer.Option(
+        "--wait", metavar="SECONDS", min=0, help=WAIT_HELP)] = None,
 ) -> None:
-    """Validate log files and store their games in the Parquet archive (atomic, deduplicated)."""
-    from skatlog.ingest.archive import ArchiveError, UnusableArchive
+    """Validate log files and store their games in the Parquet archive (atomic, deduplicated).
+
+    A file named on the command line that is not a log (binary, empty, another kind of
+    file, no game in it) is refused (exit 2, nothing stored); files in a folder that are not
+    logs are skipped and named in the summary.
+    """
+    from skatlog.ingest.archive import ArchiveError, UnusableArchive, archive_path, lock_wait
     from skatlog.ingest.pipeline import ingest_paths
     from skatlog.ingest.sources import SourceError
 
@@ -94,12 +101,15 @@ def ingest(
         _ingest_on_cluster(paths, archive, fmt.value, scheduler, staging)
         return
     try:
-        summary = ingest_paths(paths, archive, fmt.value, progress=not quiet,
-                               batch_size=batch_size, fast=fast)
+        with lock_wait(wait, announce_wait):
+            summary = ingest_paths(paths, archive, fmt.value, progress=not quiet,
+                                   batch_size=batch_size, fast=fast)
     except SourceError as err:
         raise _fail(str(err)) from None
     except ArchiveError as err:  # an unusable path like a missing file (2); busy, ... (1)
         raise _fail(str(err), 2 if isinstance(err, UnusableArchive) else 1) from None
+    except OSError as err:  # a full or read-only disk: the run is abandoned, nothing kept
+        raise _fail(write_failed(err, archive_path(archive))) from None
     console = Console(soft_wrap=True)
     for line in summary.lines():
         console.print(line, highlight=False, markup=False)
@@ -125,6 +135,27 @@ def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, schedu
         console.print(f"  {code:<20} {count}", highlight=False, markup=False)
     console.print(f"time        {counts.get('seconds', 0.0):.2f} s", highlight=False,
                   markup=False)
+
+
+WAIT_HELP = ("When another ingest or simulation holds the archive's lock, wait at most this "
+             "long, then exit 1 (default: wait until it is free).")
+
+
+def announce_wait(root: Path, timeout: float | None) -> None:
+    """Say on stderr that the run waits for another one's lock (and for how long)."""
+    limit = "until it has finished" if timeout is None else f"at most {timeout:g} s (--wait)"
+    Console(stderr=True, soft_wrap=True).print(
+        f"waiting for another ingest or simulation to release {root / '.lock'}: {limit}; "
+        "Ctrl-C stops without storing anything", highlight=False, markup=False)
+
+
+def write_failed(err: OSError, root: Path) -> str:
+    """The one line for a write that failed mid-run (a full disk, a read-only file system):
+    the run was abandoned before its commit, so the archive is as it was."""
+    what = err.strerror or str(err)
+    where = f"{err.filename}: " if err.filename else ""
+    return (f"{where}{what}; the run was abandoned and nothing of it was stored "
+            f"(the archive {root} is as it was before)")
 
 
 def one_line(err: Exception) -> str:

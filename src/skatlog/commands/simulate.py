@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +21,61 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from skatlog.commands.archive import refuse_to_replace
+from skatlog.commands.archive import WAIT_HELP, announce_wait, refuse_to_replace, write_failed
+
+#: Disk a simulated hand takes in the archive (Parquet), in bytes: 47 measured on a
+#: 20,000-hand run and 46 on 200,000 (seed 1, rules bots), 53 on the README's
+#: 100,000,000-hand archive; the largest is used (tests/test_cli_simulate_space.py
+#: measures it again).
+ARCHIVE_BYTES_PER_HAND = 53
+#: Disk a hand takes in a ``--out`` log file, by its format (measured on 2,000 hands of
+#: the rules bots: ISS 438, skatlog JSON Lines 1,006), with a margin of about 5 %.
+FILE_BYTES_PER_HAND = {"sgf": 460, "jsonl": 1060}
+#: Kept free beyond the estimate: manifests, footers, the next writer's temporary files.
+SPACE_RESERVE = 64 << 20
+
+
+def _free_bytes(path: Path) -> int:
+    """Free space on the file system that holds ``path`` (or would: its nearest existing
+    parent)."""
+    probe = path.absolute()
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return shutil.disk_usage(probe).free
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return f"{n:,.1f} PB"
+
+
+def space_problem(hands: int, out: Path | None, archive: Path | None,
+                  out_format: str | None) -> str:
+    """'' when ``hands`` simulated hands fit on the disk they go to, else the one-line
+    refusal with the figures (an estimate: hands an archive already holds are not stored
+    again, so a rerun needs less)."""
+    from skatlog.ingest.archive import archive_path
+
+    if out is not None:
+        per_hand = FILE_BYTES_PER_HAND.get(out_format or "", max(FILE_BYTES_PER_HAND.values()))
+        where, target = f"the disk of {out}", out
+    else:
+        per_hand = ARCHIVE_BYTES_PER_HAND
+        target = archive_path(archive)
+        where = f"the archive {target}"
+    need = hands * per_hand
+    try:
+        free = _free_bytes(target)
+    except OSError:
+        return ""  # the run itself reports a path it cannot use
+    if need + SPACE_RESERVE <= free:
+        return ""
+    return (f"--hands {hands:,} needs about {_size(need)} ({per_hand} bytes a hand), but "
+            f"{where} has {_size(free)} free; simulate fewer hands (at most about "
+            f"{max(0, free - SPACE_RESERVE) // per_hand:,}) or free some space")
 
 
 def register(app: typer.Typer) -> None:
@@ -68,9 +124,11 @@ def simulate(
     force: Annotated[bool, typer.Option(
         "--force", help="Replace --out when it exists (by default an existing file is kept "
         "and the run refused).")] = False,
+    wait: Annotated[float | None, typer.Option(
+        "--wait", metavar="SECONDS", min=0, help=WAIT_HELP)] = None,
 ) -> None:
     """Simulate hands with bots under the full rules, into the archive or a log file."""
-    from skatlog.ingest.archive import ArchiveError, UnusableArchive
+    from skatlog.ingest.archive import ArchiveError, UnusableArchive, archive_path, lock_wait
     from skatlog.simulation import (
         SimulationError,
         SimulationOptions,
@@ -81,7 +139,8 @@ def simulate(
         simulate_to_file,
     )
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # an error is one line, however long
+    stack = contextlib.ExitStack()
     if archive is not None and out is not None:
         raise typer.BadParameter("give either --archive or --out, not both", param_hint="--out")
     if out is not None and scheduler is not None:
@@ -100,6 +159,10 @@ def simulate(
         raise typer.BadParameter(str(err)) from None
     if out is not None:
         refuse_to_replace(out, force)
+    problem = space_problem(hands, out, archive, file_format(out) if out is not None else None)
+    if problem:
+        console.print(f"[red]error:[/red] {escape(problem)}")
+        raise typer.Exit(2)
     bar = _progress(console) if progress else None
     task = bar.add_task("simulate", total=hands) if bar is not None else None
 
@@ -108,6 +171,7 @@ def simulate(
             bar.update(task, advance=count)
 
     try:
+        stack.enter_context(lock_wait(wait, announce_wait))
         if bar is not None:
             bar.start()
         if scheduler is not None:
@@ -129,7 +193,11 @@ def simulate(
     except ArchiveError as err:  # an unusable path like a usage error (2); busy, ... (1)
         console.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2 if isinstance(err, UnusableArchive) else 1) from None
+    except OSError as err:  # a full or read-only disk: the run is abandoned, nothing kept
+        console.print(f"[red]error:[/red] {escape(write_failed(err, archive_path(archive)))}")
+        raise typer.Exit(2) from None
     finally:
+        stack.close()
         if bar is not None:
             bar.stop()
     won = summary.declarer_won / summary.played if summary.played else 0.0
