@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from skatlog.engine import Card
 from skatlog.ingest.archive import archive_path, committed_files
+from skatlog.ingest.column_docs import comment_views
 from skatlog.ingest.computed import query_schema, table_sql, with_computed
 from skatlog.ingest.schema import TABLES
 
@@ -68,7 +69,8 @@ def open_archive(path: str | os.PathLike[str] | None = None,
                  ) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with views ``games``, ``tricks``, ``auction``, ``sessions``,
     ``rejects`` and ``ingests`` over the archive (default ``data/archive`` or
-    ``$SKATLOG_ARCHIVE``), plus the macro ``card_name(c)`` (card index -> ISS name ``CJ``).
+    ``$SKATLOG_ARCHIVE``), plus the macro ``card_name(c)`` (card index -> ISS name ``CJ``);
+    every view and column carries its description (``duckdb_columns().comment``).
 
     The views see the archive as committed when this is called.
     """
@@ -84,6 +86,7 @@ def open_archive(path: str | os.PathLike[str] | None = None,
             con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM _empty_{table}")
     con.execute(f"CREATE OR REPLACE VIEW sessions AS {SESSIONS_SQL}")
     con.execute(f"CREATE OR REPLACE MACRO card_name(c) AS {_CARD_NAMES_SQL}[c + 1]")
+    comment_views(con)  # every column's description, for duckdb_columns() (skatlog schema)
     return con
 
 

@@ -124,6 +124,41 @@ def _rows(batch: pa.RecordBatch, children: dict[int, tuple[Any, Any]]) -> list[d
     return rows
 
 
+#: File name endings (before any compression suffix) and the format they hold.
+FORMAT_SUFFIXES = {".sgf": "iss", ".iss": "iss", ".jsonl": "jsonl", ".ndjson": "jsonl",
+                   ".skatlog": "jsonl"}
+_COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst")
+
+
+def format_of_name(path: str | os.PathLike[str]) -> str | None:
+    """``iss`` or ``jsonl`` from a file name (``games.sgf``, ``games.jsonl.gz``), or None
+    when the name does not say."""
+    name = Path(path).name.lower()
+    for suffix in _COMPRESSION_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return FORMAT_SUFFIXES.get(Path(name).suffix)
+
+
+def export_format(out: str | os.PathLike[str], fmt: str | None) -> str:
+    """The format to write ``out`` in: ``fmt`` when given, else what the name says; an
+    :class:`ExportError` when neither says or the two disagree (ISS text in a ``.jsonl``
+    file would be read back as broken JSON)."""
+    named = format_of_name(out)
+    if fmt is not None:
+        _writer(fmt)
+        if named is not None and named != fmt:
+            want = ", ".join(s for s, f in FORMAT_SUFFIXES.items() if f == fmt)
+            raise ExportError(f"{out}: the name says {named}, but --format is {fmt}; name "
+                              f"the file {want} or leave out --format")
+        return fmt
+    if named is None:
+        raise ExportError(f"{out}: the name does not say which format to write (.sgf or .iss "
+                          "for ISS, .jsonl for skatlog JSON Lines); pass --format iss or jsonl")
+    return named
+
+
 def _writer(fmt: str) -> Callable[..., str]:
     if fmt == "iss":
         from .iss import write_iss

@@ -255,22 +255,67 @@ def refuse_to_replace(out: Path, force: bool, archive: Path | None = None) -> No
         raise _fail(f"{out}: exists; pass --force to replace it")
 
 
+#: Rows shown one block each when a table is too wide for the terminal.
+VERTICAL_ROWS = 50
+#: Narrowest a column may be squeezed to before the table is shown vertically instead.
+MIN_COLUMN = 8
+
+
+def _cell(value: Any) -> str:
+    return "NULL" if value is None else str(_jsonable(value))
+
+
+def _fits(names: list[str], rows: list[tuple[Any, ...]], width: int) -> bool:
+    """Whether a boxed table of these columns fits ``width`` characters with every header
+    whole and no column squeezed below :data:`MIN_COLUMN` (else rich draws empty boxes)."""
+    need = 1
+    for i, name in enumerate(names):
+        longest = max((len(_cell(row[i])) for row in rows[:100]), default=0)
+        need += max(len(name), min(longest, MIN_COLUMN)) + 3  # padding and a border
+    return need <= width
+
+
 def _print_table(names: list[str], rows: list[tuple[Any, ...]]) -> None:
     console = Console()
+    shown = min(len(rows), TABLE_ROWS)
+    if not _fits(names, rows, console.width):
+        _print_vertical(console, names, rows)
+        return
     table = Table(show_lines=False)
     for name in names:
         table.add_column(name, overflow="fold")
     for row in rows[:TABLE_ROWS]:
-        table.add_row(*["NULL" if v is None else str(_jsonable(v)) for v in row])
+        table.add_row(*[_cell(v) for v in row])
     console.print(table)
     more = " (more rows not shown: use --format csv or json)" if len(rows) > TABLE_ROWS else ""
-    shown = min(len(rows), TABLE_ROWS)
     console.print(f"{shown} row{'s' if shown != 1 else ''}{more}", highlight=False)
 
 
+def _print_vertical(console: Console, names: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """One block per record, ``column | value`` lines: for results wider than the terminal
+    (``SELECT * FROM games``), where a table would have no room for its headers."""
+    pad = max(len(name) for name in names)
+    for number, row in enumerate(rows[:VERTICAL_ROWS], 1):
+        console.print(f"-[ record {number} ]" + "-" * max(0, min(console.width, 60) - 14),
+                      highlight=False, markup=False)
+        for name, value in zip(names, row, strict=True):
+            console.print(f"{name:<{pad}} | {_cell(value)}", highlight=False, markup=False,
+                          soft_wrap=True)
+    shown = min(len(rows), VERTICAL_ROWS)
+    more = (" (more rows not shown: add LIMIT, or use --format csv or json)"
+            if len(rows) > VERTICAL_ROWS else "")
+    console.print(f"{shown} row{'s' if shown != 1 else ''}, {len(names)} columns: too wide "
+                  f"for {console.width} characters, shown one record per block{more}",
+                  highlight=False, markup=False)
+
+
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", help="iss or jsonl.")],
-    out: Annotated[Path, typer.Option("--out", help="Output file (.gz/.bz2/.zst compress).")],
+    out: Annotated[Path, typer.Option(
+        "--out", help="Output file: .sgf (ISS) or .jsonl (skatlog JSON Lines), optionally "
+        ".gz/.bz2/.zst (compressed).")],
+    fmt: Annotated[ExportFormat | None, typer.Option(
+        "--format", help="iss or jsonl (default: from --out's name; must agree with it).")
+    ] = None,
     archive: Annotated[Path | None, typer.Option("--archive", help=ARCHIVE_HELP)] = None,
     result: Annotated[ResultChoice, typer.Option(
         "--result",
@@ -283,12 +328,16 @@ def export(
     """Write every archived game to an ISS or skatlog JSON Lines file."""
     from skatlog.engine import RuleError
     from skatlog.ingest.archive import ArchiveError
-    from skatlog.ingest.export import ExportError, StoredGameError, export_archive
+    from skatlog.ingest.export import ExportError, StoredGameError, export_archive, export_format
 
+    try:
+        chosen = export_format(out, fmt.value if fmt is not None else None)
+    except ExportError as err:
+        raise _fail(str(err)) from None
     root = _existing_archive(archive)
     refuse_to_replace(out, force, root)
     try:
-        count = export_archive(root, out, fmt.value, result=result.value)
+        count = export_archive(root, out, chosen, result=result.value)
     except ExportError as err:
         raise _fail(str(err)) from None
     except (StoredGameError, RuleError) as err:  # the content: like verify, exit 1
