@@ -317,11 +317,9 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
         if seat is None:
             raise LogSyntaxError("syntax", f"'{_clip(who)}' is not a player (w, 0, 1 or 2)",
                                  move=number)
-        if action == "p":
-            moves.append((number, Pass(seat)))
-        elif action == "y":
-            moves.append((number, Hold(seat)))
-        elif action.isascii() and action.isdigit():
+        # The plain moves (passes, holds, ladder bids, cards, s, RE, SC) were found in
+        # _SIMPLE_MOVES above; what is left is unusual or wrong.
+        if action.isascii() and action.isdigit():
             value = int(action)
             if parsed.rules.iss_bids and value in ISS_EXTRA_BIDS:  # R18: with a warning
                 parsed.warnings.append(GameError(
@@ -329,12 +327,7 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
                     " it, so it is admitted in this ISS record (R18)", parsed.line, number,
                     "R18"))
             moves.append((number, Bid(seat, value)))
-        elif action == "s":
-            picked_up = True
-            moves.append((number, PickUp(seat)))
-        elif action == "RE":
-            moves.append((number, Resign(seat)))
-        elif action == "SC" or action.startswith("SC."):
+        elif action.startswith("SC."):  # show cards, with the cards named
             moves.append((number, ShowCards(seat)))
         elif len(action) == 2 and (action[1] in _RANKS or action == "??"):
             moves.append((number, Play(seat, _card(action, number, "the card played"))))
