@@ -60,6 +60,10 @@ _RANKS = frozenset("789TJQKA")
 _CONTRACT_LETTERS = frozenset("GCSHDN")
 _SEATS = {"0": 0, "1": 1, "2": 2}
 _RESULT_FLAGS = frozenset({"win", "loss", "penalty", "bidok", "overbid"})
+#: Longer digit strings are no bid but a syntax error. Shorter off-ladder numbers are bids
+#: the auction refuses (illegal_bid); the compiled kernel draws the same line (it reads at
+#: most nine digits as a number), and ``int()`` refuses more than 4,300 digits anyway.
+MAX_BID_DIGITS = 9
 
 
 def _simple_moves() -> dict[tuple[str, str], Move]:
@@ -320,6 +324,9 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
         # The plain moves (passes, holds, ladder bids, cards, s, RE, SC) were found in
         # _SIMPLE_MOVES above; what is left is unusual or wrong.
         if action.isascii() and action.isdigit():
+            if len(action) > MAX_BID_DIGITS:
+                raise LogSyntaxError("syntax", f"the bid '{_clip(action)}' has {len(action):,}"
+                                     f" digits: no bid is a number that long", move=number)
             value = int(action)
             if parsed.rules.iss_bids and value in ISS_EXTRA_BIDS:  # R18: with a warning
                 parsed.warnings.append(GameError(

@@ -43,19 +43,22 @@ def open_text(path: Path) -> TextIO:
     """Open ``path`` for streaming text, decompressing ``.gz``, ``.bz2`` or ``.zst``.
 
     Undecodable bytes become U+FFFD so a damaged file yields syntax errors, not a crash.
+    Lines end at ``\n`` only, as editors and grep count them and as the compiled path
+    splits (a ``\r`` before it stays on the line; a lone ``\r``, a form feed or U+2028 is
+    a character of the line, never a line break).
     """
     name = path.name.lower()
     try:
         if name.endswith(".gz"):
-            return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+            return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
         if name.endswith(".bz2"):
-            return bz2.open(path, "rt", encoding="utf-8", errors="replace")
+            return bz2.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
         if name.endswith(".zst"):
             from .zstd_frames import open_zstd
 
             return io.TextIOWrapper(open_zstd(path.open("rb")), encoding="utf-8",
-                                    errors="replace")
-        return path.open("r", encoding="utf-8", errors="replace")
+                                    errors="replace", newline="\n")
+        return path.open("r", encoding="utf-8", errors="replace", newline="\n")
     except OSError as err:
         raise SourceError(f"{path}: cannot open: {err.strerror or err}") from err
 

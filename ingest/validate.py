@@ -294,8 +294,8 @@ def iter_log_games(paths: Iterable[str | Path] | str | Path, fmt: str = "auto"
 
 def iter_text_games(text: str, source: str = "<text>", fmt: str = "auto") -> Iterator[LogGame]:
     """Validated games from text in memory (see :func:`iter_log_games`)."""
-    # split like a file read in text mode (\n, \r\n, \r), not like str.splitlines()
-    for raw in iter_lines_records(io.StringIO(text, newline=None), source, fmt):
+    # lines end at \n only, as files are read (sources.open_text), never str.splitlines()
+    for raw in iter_lines_records(io.StringIO(text, newline="\n"), source, fmt):
         yield replay_parsed(parse_raw(raw))
 
 

@@ -310,14 +310,18 @@ def test_chunks_workers_and_compression_give_the_same_result(engine_games, tmp_p
     assert [line for line, _ in expected_slow] == [403, 405]
 
 
-def test_lone_carriage_returns_go_to_the_slow_path(engine_games) -> None:
+def test_a_lone_carriage_return_ends_no_line(engine_games) -> None:
+    """Lines end at \\n only, as grep counts them, on both paths (issue 17): two records
+    joined by a lone CR are one line, a syntax error on both; the next line is line 2."""
     _, lines = engine_games
-    data = (lines[0] + "\r" + lines[1] + "\n" + lines[2] + "\n").encode()
-    batches = list(fast_validate_iss(io.BytesIO(data), workers=1, source="cr.sgf"))
-    slow = [r.line for b in batches for r in b.slow]
-    # the chunk holding the lone CR goes to the slow path; line numbers count it as a break
-    assert slow == [1, 2]
-    assert [int(line) for b in batches for line in b.lines] == [3]
+    text = lines[0] + "\r" + lines[1] + "\n" + lines[2] + "\n"
+    batches = list(fast_validate_iss(io.BytesIO(text.encode()), workers=1, source="cr.sgf"))
+    slow = [game for b in batches for game in b.slow_games()]
+    assert [(g.line, [e.code for e in g.errors]) for g in slow] == [(1, ["syntax"])]
+    assert [int(line) for b in batches for line in b.lines[b.rows[:, K.F_STATUS] == K.OK]
+            ] == [2]
+    reference = iter_text_games(text, "cr.sgf", "iss")
+    assert [(g.line, g.ok) for g in reference] == [(1, False), (2, True)]
 
 
 def test_ingest_into_archive_and_again(engine_games, iss_dir: Path, tmp_path) -> None:

@@ -25,7 +25,7 @@ from ..model import LogGame
 from ..sources import RawRecord, iter_lines_records
 from . import iss_kernel as K
 from .columns import ChunkScan, archive_tables, scan
-from .stream import CHUNK_BYTES, decode_lines, has_lone_cr, iter_chunks, open_binary
+from .stream import CHUNK_BYTES, iter_chunks, open_binary
 
 #: Names of the kernel's status codes (0 = accepted; 1-12 = model.ERROR_CODES).
 STATUS_NAMES = {
@@ -182,13 +182,6 @@ def _slow_records(scan_: ChunkScan, source: str) -> list[RawRecord]:
 def process_chunk(first_line: int, chunk: bytes, source: str, build_tables: bool,
                   ingest_id: str | None) -> FastBatch:
     """Scan one chunk (in a worker): kernel, archive tables, slow-path records."""
-    if has_lone_cr(chunk):  # lines split where the kernel would not: all to the slow path
-        records = list(iter_lines_records(decode_lines(chunk), source, "iss"))
-        slow = [RawRecord(r.source, r.line + first_line - 1, r.text, r.format, r.complete)
-                for r in records]
-        empty = np.zeros((0, K.N_FIELDS), np.int32)
-        return FastBatch(source, first_line, empty, np.zeros((0, 32), np.uint8),
-                         np.zeros((0, 10, 5), np.int8), slow, None)
     scan_ = scan(chunk, first_line)
     tables = archive_tables(scan_, source, ingest_id) if build_tables else None
     return FastBatch(source, first_line, scan_.rows, scan_.deals, scan_.tricks,

@@ -81,8 +81,8 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
 def iter_chunks(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[int, bytes]]:
     """``(first line number, bytes)`` of consecutive chunks of whole lines (1-based lines).
 
-    Line numbers count lines the way Python's text files do (``\\n``, ``\\r\\n`` and a lone
-    ``\\r`` each end a line), so they agree with the reference reader's.
+    Line numbers count ``\\n`` only, as the reference reader does
+    (:func:`skatlog.ingest.sources.open_text`).
     """
     line = 1
     rest = b""
@@ -111,20 +111,9 @@ def iter_chunks(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tu
 
 
 def count_lines(chunk: bytes) -> int:
-    """Lines in ``chunk`` as a text file counts them (a final unterminated line counts)."""
+    """Lines in ``chunk``: its ``\\n`` (a final unterminated line counts)."""
     n = chunk.count(b"\n")
-    if b"\r" in chunk:
-        n += chunk.count(b"\r") - chunk.count(b"\r\n")  # lone CRs end lines too
-    if chunk and not chunk.endswith((b"\n", b"\r")):
+    if chunk and not chunk.endswith(b"\n"):
         n += 1
     return n
 
-
-def has_lone_cr(chunk: bytes) -> bool:
-    """True when a ``\\r`` not followed by ``\\n`` splits lines the kernel would not split."""
-    return b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")
-
-
-def decode_lines(chunk: bytes) -> list[str]:
-    """The chunk's lines as the reference reader sees them (UTF-8, bad bytes replaced)."""
-    return list(io.TextIOWrapper(io.BytesIO(chunk), encoding="utf-8", errors="replace"))
