@@ -126,7 +126,9 @@ def _scan_stored(path: str, schema: pa.Schema) -> pl.LazyFrame:
     scan = pl.scan_parquet(path)
     if present >= set(schema.names):
         return scan.select(schema.names)
-    dtypes = pl.from_arrow(schema.empty_table()).schema
+    empty = pl.from_arrow(schema.empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    dtypes = empty.schema
     return scan.select([pl.col(name) if name in present else
                         pl.lit(None, dtype=dtypes[name]).alias(name) for name in schema.names])
 

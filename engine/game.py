@@ -8,7 +8,6 @@ changes, so the rules live here once.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 from enum import Enum
 
@@ -41,7 +40,7 @@ from .moves import (
     ShowCards,
     TimeOut,
 )
-from .rules import ISKO, ISKO_ISS, Rules
+from .rules import ISKO, Rules
 from .scoring import Score, score_game
 from .tricks import EFFECTIVE, TRUMP, legal_mask, matadors, trick_winner
 
@@ -127,15 +126,9 @@ class GameState:
     ``isko+iss`` (recorded logs) a suit or grand game is decided at R17's decisive trick and
     may stop there (:attr:`finished` turns true) or play on, a null declared below the bid is
     scored as an overbid instead of refused (R7), and ISS's off-ladder bids are accepted (R18).
-    ``recorded``/``extra_bids`` are the older spelling of ``rules=ISKO_ISS``.
     """
 
-    def __init__(
-        self, deal: Deal, *, rules: Rules | None = None, recorded: bool = False,
-        extra_bids: Collection[int] = (),
-    ) -> None:
-        if rules is None:
-            rules = ISKO_ISS if recorded or extra_bids else ISKO
+    def __init__(self, deal: Deal, *, rules: Rules = ISKO) -> None:
         self.deal = deal
         self.rules = rules
         self.flags = rules.flags

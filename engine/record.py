@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from .auction import ISS_EXTRA_BIDS
@@ -11,7 +10,7 @@ from .contract import Declaration
 from .deal import Deal
 from .game import GameResult, GameState, Trick
 from .moves import AuctionCall, Bid, Declare, Discard, Hold, Move, Pass, PickUp
-from .rules import ISKO, ISKO_ISS, Rules
+from .rules import ISKO, Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +78,13 @@ def replay(
     deal: Deal,
     moves: list[Move] | tuple[Move, ...],
     *,
-    rules: Rules | None = None,
-    recorded: bool = False,
-    extra_bids: Collection[int] = frozenset(),
+    rules: Rules = ISKO,
 ) -> GameRecord:
     """Replay ``moves`` on ``deal`` under ``rules`` through the validated path.
 
     Raises the :class:`~.errors.RuleError` of the first illegal move, or ValueError when the
-    moves stop before the hand is over. ``recorded``/``extra_bids`` are the older spelling of
-    ``rules=ISKO_ISS``.
+    moves stop before the hand is over.
     """
-    if rules is None:
-        rules = ISKO_ISS if recorded or extra_bids else ISKO
     state = GameState(deal, rules=rules)
     for move in moves:
         state.apply(move)

@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from skatlog.engine.rules import ISKO
 from skatlog.engine.session import HANDS_PER_SESSION
 
 from .model import GameError, GameMeta, LogGame, RecordedResult
@@ -228,8 +229,8 @@ def difference(game: LogGame, claim: Claim, batch: Any, row: int) -> str:
 
     record = game.record
     assert record is not None
-    if record.recorded or record.extra_bids:
-        return "it is replayed under the ISS rules, the simulator plays skatlog's (R9)"
+    if record.rules != ISKO:
+        return f"it is replayed under {record.rules}, the simulator plays {ISKO} (R9)"
     # the simulator stores a deal in card order (Deal.sorted); a file may list it otherwise
     if bytes(record.deal.sorted().cards) != batch.deal[row].astype(np.uint8).tobytes():
         return "the deal is not the simulator's"

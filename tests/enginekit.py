@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from skatlog.engine import (
+    ISKO,
     Bid,
     Card,
     Contract,
@@ -20,6 +21,7 @@ from skatlog.engine import (
     RandomPlayer,
     Resign,
     RuleError,
+    Rules,
     ShowCards,
     TimeOut,
     deal_cards,
@@ -47,11 +49,11 @@ def forehand_declares(
     *,
     hand: bool = True,
     discard: str = "",
-    recorded: bool = False,
+    rules: Rules = ISKO,
     **announcements: bool,
 ) -> GameState:
     """Middlehand and Rearhand pass, Forehand takes the game at 18 and declares (R4)."""
-    state = GameState(deal, recorded=recorded)
+    state = GameState(deal, rules=rules)
     for move in (Pass(1), Pass(2), Bid(0, 18)):
         state.apply(move)
     if not hand:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from skatlog.engine import (
     BID_LADDER,
     CARD_POINTS,
+    ISKO_ISS,
     Bid,
     Card,
     Contract,
@@ -140,7 +141,7 @@ def test_recorded_games_with_concessions_replay(seed: int, at: int, event: type,
                                                 seat: int) -> None:
     """R17: a concession, time-out or leave ends recorded games; the result replays."""
     rng = random.Random(seed)
-    state = GameState(deal_cards(rng), recorded=True)
+    state = GameState(deal_cards(rng), rules=ISKO_ISS)
     player = players[1]
     step = 0
     while not state.finished:
@@ -153,7 +154,7 @@ def test_recorded_games_with_concessions_replay(seed: int, at: int, event: type,
         state.apply(player.choose(state, rng))
         step += 1
     record = GameRecord.from_state(state)
-    again = replay(record.deal, record.moves, recorded=True)
+    again = replay(record.deal, record.moves, rules=ISKO_ISS)
     assert again.result == record.result
     result = record.result
     if result.outcome == "played" and result.declarer_tricks + result.defender_tricks == 10:

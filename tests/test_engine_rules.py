@@ -11,6 +11,7 @@ from skatlog.engine import (
     BID_LADDER,
     CARD_POINTS,
     DECK,
+    ISKO_ISS,
     BadDeal,
     Bid,
     Card,
@@ -160,7 +161,7 @@ def test_r3_bids_must_rise_and_be_on_the_ladder_jumps_allowed() -> None:
 
 
 def test_r3_iss_extra_bids_only_when_admitted() -> None:
-    state = GameState(make_deal(), extra_bids={171})
+    state = GameState(make_deal(), rules=ISKO_ISS)
     state.apply(Bid(1, 171))
     assert state.auction.bid == 171
 
@@ -308,7 +309,7 @@ def test_r7_recorded_null_below_bid_scores_as_overbid() -> None:
     score = score_game(Declaration(Contract.NULL), bid=24, matadors=0, declarer_points=0,
                        declarer_tricks=0, defender_tricks=10)
     assert score.value == -92 and score.overbid and not score.won
-    state = GameState(make_deal(), recorded=True)
+    state = GameState(make_deal(), rules=ISKO_ISS)
     for move in (Bid(1, 24), Pass(0), Pass(2), PickUp(1)):
         state.apply(move)
     state.apply(Declare(1, Declaration(Contract.NULL)))  # accepted when replaying a record
@@ -500,7 +501,7 @@ def test_replay_reproduces_the_result() -> None:
 # --------------------------------------------------------------------------- R17
 def test_r17_declarer_resigning_loses_at_once() -> None:
     deal = make_deal(fh="CJ.SJ.HJ.DJ.CA.CT.CK.CQ.C9.C8")
-    state = forehand_declares(deal, Contract.CLUBS, recorded=True)
+    state = forehand_declares(deal, Contract.CLUBS, rules=ISKO_ISS)
     from skatlog.engine import Resign
     state.apply(Resign(0))
     result = state.result()
@@ -510,7 +511,7 @@ def test_r17_declarer_resigning_loses_at_once() -> None:
 def test_r17_defenders_resigning_give_the_declarer_the_rest() -> None:
     from skatlog.engine import Resign
     deal = make_deal(fh="CJ.SJ.HJ.DJ.CA.CT.CK.CQ.C9.C8")
-    state = forehand_declares(deal, Contract.GRAND, recorded=True)
+    state = forehand_declares(deal, Contract.GRAND, rules=ISKO_ISS)
     state.apply(Play(0, Card.CJ))
     state.apply(Resign(1))
     assert not state.finished
@@ -522,7 +523,7 @@ def test_r17_defenders_resigning_give_the_declarer_the_rest() -> None:
 
 def test_r17_defenders_conceding_null_lets_the_declarer_win() -> None:
     from skatlog.engine import Resign
-    state = forehand_declares(make_deal(), Contract.NULL, ouvert=True, recorded=True)
+    state = forehand_declares(make_deal(), Contract.NULL, ouvert=True, rules=ISKO_ISS)
     state.apply(Resign(1))
     state.apply(Resign(2))
     assert state.result().value == 59
@@ -530,7 +531,7 @@ def test_r17_defenders_conceding_null_lets_the_declarer_win() -> None:
 
 def test_r17_time_out_before_declaration_is_a_penalty() -> None:
     from skatlog.engine import TimeOut
-    state = GameState(make_deal(), recorded=True)
+    state = GameState(make_deal(), rules=ISKO_ISS)
     state.apply(Bid(1, 18))
     state.apply(TimeOut(0))
     result = state.result()
@@ -540,14 +541,14 @@ def test_r17_time_out_before_declaration_is_a_penalty() -> None:
 def test_r17_defender_time_out_credits_the_declarer() -> None:
     from skatlog.engine import TimeOut
     deal = make_deal(fh="CJ.SJ.HJ.DJ.CA.CT.CK.CQ.C9.C8")
-    state = forehand_declares(deal, Contract.CLUBS, recorded=True)
+    state = forehand_declares(deal, Contract.CLUBS, rules=ISKO_ISS)
     state.apply(TimeOut(2))
     assert state.result().declarer_points == 120
 
 
 def test_r17_schwarz_announced_ends_when_defenders_take_a_trick() -> None:
     deal = make_deal(fh="H7", mh="HA", rh="H8")
-    state = forehand_declares(deal, Contract.CLUBS, recorded=True, schwarz_announced=True)
+    state = forehand_declares(deal, Contract.CLUBS, rules=ISKO_ISS, schwarz_announced=True)
     play(state, "H7.HA.H8")
     assert state.finished and state.result().value < 0
     own = forehand_declares(deal, Contract.CLUBS, schwarz_announced=True)
@@ -557,7 +558,7 @@ def test_r17_schwarz_announced_ends_when_defenders_take_a_trick() -> None:
 
 def test_r17_schneider_announced_ends_when_defenders_pass_thirty() -> None:
     deal = make_deal(fh="H7.S7", mh="HA.SA", rh="HT.ST")
-    state = forehand_declares(deal, Contract.CLUBS, recorded=True, schneider_announced=True)
+    state = forehand_declares(deal, Contract.CLUBS, rules=ISKO_ISS, schneider_announced=True)
     play(state, "H7.HA.HT")  # defenders 21
     assert not state.finished
     play(state, "SA.ST.S7")  # defenders 42 > 30

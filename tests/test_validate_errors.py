@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skatlog.engine import GameRecord, GameState, Play
+from skatlog.engine import ISKO_ISS, GameRecord, GameState, Play
 from skatlog.ingest.iss import read_iss, write_iss
 from skatlog.ingest.model import ERROR_CODES, LogGame
 from skatlog.ingest.validate import validate_text
@@ -112,7 +112,7 @@ def test_iss_fewer_levels_for_a_lost_announcement(iss_dir: Path) -> None:
     head = [m for _, m in parsed.moves if not isinstance(m, Play)]
     for seed in range(200):
         rng = random.Random(seed)
-        state = GameState(parsed.deal, recorded=True)
+        state = GameState(parsed.deal, rules=ISKO_ISS)
         for move in head:
             state.apply(move)
         while not state.finished:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from skatlog.engine import GameState, RandomPlayer, seeded_deal
+from skatlog.engine import ISKO, ISKO_ISS, GameState, RandomPlayer, seeded_deal
 from skatlog.engine.record import GameRecord
 from skatlog.ingest.model import GameMeta
 
@@ -32,7 +32,7 @@ def sample_records(games: int, seed: int, *, recorded: bool = True) -> list[Game
     bot = RandomPlayer(step_bids=True)
     records = []
     for i in range(games):
-        state = GameState(seeded_deal(seed * 1_000_003 + i), recorded=recorded)
+        state = GameState(seeded_deal(seed * 1_000_003 + i), rules=ISKO_ISS if recorded else ISKO)
         while not state.finished:
             state.apply(bot.choose(state, rng))
         records.append(GameRecord.from_state(state))

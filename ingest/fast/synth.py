@@ -1,7 +1,7 @@
 """Synthetic ISS corpora: random legal games played by the engine, written as ISS lines.
 
 Used by ``bench/ingest.py`` (a million-game file) and the differential tests. Games are
-played under the recorded-log rules (``GameState(recorded=True)``, so R17's early endings
+played under the recorded-log rules (``GameState(rules=ISKO_ISS)``, so R17's early endings
 apply exactly as when the lines are read back) by :class:`~skatlog.engine.RandomPlayer`;
 with ``concessions`` the players also resign, show cards, time out and leave at random
 moments (R17). Lines are written by the ISS writer (:func:`skatlog.ingest.iss.format_iss`)
@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from skatlog.engine import (
-    ISS_EXTRA_BIDS,
+    ISKO_ISS,
     GameRecord,
     GameState,
     Leave,
@@ -44,7 +44,7 @@ def random_record(rng: random.Random, *, concessions: float = 0.0) -> GameRecord
     ``concessions`` is the chance, before each move, of a resign / show cards / time-out /
     leave instead (applied only when the rules allow it).
     """
-    state = GameState(deal_cards(rng), recorded=True, extra_bids=ISS_EXTRA_BIDS)
+    state = GameState(deal_cards(rng), rules=ISKO_ISS)
     player = RandomPlayer(step_bids=True)
     while not state.finished:
         if concessions and rng.random() < concessions:
