@@ -69,26 +69,33 @@ def _played(tricks: list[tuple[int, str]], count: int) -> tuple[int, int, int]:
     return (0, 0, 22) if count == 1 else (0, 0, 42) if count == 2 else (78, 8, 42)
 
 
+PLAYERS = ("Ann-Kathrin", "Bernd", "Chantal")
+
+
 def iss_line(contract: str, tricks: list[tuple[int, str]], count: int, value: int,
-             matadors: int, game_id: int) -> str:
+             matadors: int, game_id: int, players: tuple[str, str, str] = PLAYERS,
+             session: str = "77") -> str:
     """An ISS record as another program writes it: its own tag order and names."""
     points, won_tricks, _ = _played(tricks, count)
     moves = " ".join(f"{(leader + k) % 3} {card}" for leader, cards in tricks[:count]
                      for k, card in enumerate(cards.split()))
     deal = ".".join((FOREHAND, MIDDLEHAND, REARHAND, SKAT))
-    return (f"(;GM[Skat]PC[Other Skat Program 2.1]ID[{game_id}]SE[77]"
-            f"P0[Ann-Kathrin]P1[Bernd]P2[Chantal]DT[2025-02-14/20:15:00/UTC]"
+    p0, p1, p2 = players
+    return (f"(;GM[Skat]PC[Other Skat Program 2.1]ID[{game_id}]SE[{session}]"
+            f"P0[{p0}]P1[{p1}]P2[{p2}]DT[2025-02-14/20:{15 + game_id % 40}:00/UTC]"
             f"MV[w {deal} 1 p 2 p 0 18 0 {contract} {moves}]"
             f"R[d:0 loss v:{value} m:{matadors} bidok p:{points} t:{won_tricks} s:0 z:0] ;)")
 
 
 def jsonl_line(declaration: tuple[str, bool, bool, bool, bool], tricks: list[tuple[int, str]],
-               count: int, value: int, matadors: int, rules: str = "isko+iss") -> str:
+               count: int, value: int, matadors: int, rules: str = "isko+iss",
+               players: tuple[str, str, str] = ("A", "B", "C"), hand_no: int | None = None
+               ) -> str:
     """A skatlog/1 record, written field by field (not by skatlog's writer)."""
     points, won_tricks, _ = _played(tricks, count)
     contract, hand, schneider, schwarz, ouvert = declaration
     obj = {
-        "format": "skatlog/1", "rules": rules, "id": "r17", "players": ["A", "B", "C"],
+        "format": "skatlog/1", "rules": rules, "id": f"r17-{hand_no}", "players": list(players),
         "deal": {"forehand": FOREHAND, "middlehand": MIDDLEHAND, "rearhand": REARHAND,
                  "skat": SKAT},
         "auction": [[1, "pass"], [2, "pass"], [0, 18]], "declarer": 0, "skat": "hand",
@@ -101,6 +108,8 @@ def jsonl_line(declaration: tuple[str, bool, bool, bool, bool], tricks: list[tup
                    "declarer_points": points, "declarer_tricks": won_tricks,
                    "schneider": False, "schwarz": False},
     }
+    if hand_no is not None:
+        obj["session"] = {"id": "club-evening-7", "hand": hand_no}
     return json.dumps(obj)
 
 
@@ -178,3 +187,52 @@ def test_skatlogs_own_rules_play_every_game_to_ten_tricks() -> None:
                          "o.jsonl", "jsonl")[0]
     assert full.ok and full.record.result.ending is Ending.TEN_TRICKS
     assert full.record.result.value == value
+
+
+def _session_hands() -> list[tuple[str, bool, tuple[str, str, str]]]:
+    """Twelve hands of one session (R2): every R17 kind stopping and playing on, then the
+    four kinds played on again; the seats move one to the left each hand."""
+    kinds = sorted(CASES)
+    plan = [(k, False) for k in kinds] + [(k, True) for k in kinds] + [(k, True) for k in kinds]
+    return [(kind, on, tuple(PLAYERS[(n + k) % 3] for k in range(3)))  # type: ignore[misc]
+            for n, (kind, on) in enumerate(plan)]
+
+
+def _expected_totals() -> dict[str, int]:
+    """Each player's session total: the values of the hands that player declared (Forehand)."""
+    totals = dict.fromkeys(PLAYERS, 0)
+    for kind, _, players in _session_hands():
+        totals[players[0]] += CASES[kind][6]
+    return totals
+
+
+@pytest.mark.parametrize("fmt", ["iss", "jsonl"])
+@pytest.mark.parametrize("fast", [True, False], ids=["compiled", "reference"])
+def test_a_session_with_play_on_games_has_twelve_hands_and_the_right_totals(
+        tmp_path, fmt: str, fast: bool) -> None:
+    from skatlog.analytics.views import lazy_frames, open_archive
+    from skatlog.ingest.pipeline import ingest_paths
+
+    lines = []
+    for number, (kind, play_on, players) in enumerate(_session_hands(), 1):
+        contract, declaration, tricks, decided, _, mats, value = CASES[kind]
+        count = 10 if play_on else decided
+        lines.append(iss_line(contract, tricks, count, value, mats, 100 + number, players)
+                     if fmt == "iss" else
+                     jsonl_line(declaration, tricks, count, value, mats, players=players,
+                                hand_no=number))
+    path = tmp_path / f"evening.{'sgf' if fmt == 'iss' else 'jsonl'}"
+    path.write_text("\n".join(lines) + "\n")
+    archive = tmp_path / "archive"
+    summary = ingest_paths([path], archive, progress=False, fast=fast)
+    assert (summary.stored, summary.rejected) == (12, 0)
+    want = _expected_totals()
+    assert sum(want.values()) == 3 * sum(case[6] for case in CASES.values()) == -4536
+    sql = open_archive(archive).sql(
+        "SELECT hands, players, totals FROM sessions").fetchall()
+    polars = lazy_frames(archive)["sessions"].collect().select("hands", "players", "totals")
+    for hands, players, totals in [*sql, *polars.iter_rows()]:
+        assert hands == 12
+        assert dict(zip(players, totals, strict=True)) == want
+    rules = open_archive(archive).sql("SELECT DISTINCT rules FROM games").fetchall()
+    assert rules == [("isko+iss",)]
