@@ -351,7 +351,7 @@ def beats(card: int, best: int, contract: int) -> bool:
 @njit
 def is_top(card: int, unseen: int, contract: int) -> bool:
     """No unseen card of the same effective suit ranks higher."""
-    rest = unseen & FOLLOW_T[contract, EFFECTIVE_T[contract, card]]
+    rest = unseen & core.follow_mask(contract, card)
     while rest:
         other = lowest_bit(rest)
         rest &= rest - 1
