@@ -4,7 +4,7 @@
 ``verify_batch`` replays them through the engine's validated path (the differential test).
 """
 
-from .jit import refresh_stale_cache
+from ..jit import refresh_stale_cache
 
 refresh_stale_cache()
 

@@ -10,8 +10,8 @@ import numpy as np
 from ..cards import DECK
 from ..contract import Contract, Declaration
 from ..deal import Deal
+from ..jit import HAVE_NUMBA
 from ..moves import Bid, Declare, Discard, Hold, Move, Pass, PickUp, Play
-from .jit import HAVE_NUMBA
 from .kernel import (
     GAME_COLUMNS,
     MAX_CALLS,
