@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skatlog.cli import app
+from skatlog.ingest.column_docs import COLUMN_DOCS
 from skatlog.ingest.export import export_format, format_of_name
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples"
@@ -70,8 +71,8 @@ def test_a_wide_result_is_shown_one_record_per_block(archive: Path) -> None:
     assert any(line.startswith("game_id ") and " | " in line for line in lines)
     assert any(line.startswith("game_value ") for line in lines)
     assert lines.count(next(line for line in lines if line.startswith("-[ record 1 ]"))) == 1
-    assert "48 rows, 56 columns: too wide for 100 characters, shown one record per block" \
-        in lines[-1]
+    assert (f"48 rows, {len(COLUMN_DOCS['games'])} columns: too wide for 100 characters, "
+            "shown one record per block") in lines[-1]
     assert "┃" not in out  # no table of empty boxes
 
 
