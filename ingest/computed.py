@@ -57,6 +57,9 @@ class ComputedColumn:
     after: str | None
     sql: str
     polars: Callable[[], pl.Expr]
+    #: For a ``fills`` column: the SQL when no partition stores the column at all (an
+    #: archive older than the column), where ``sql`` could not name it.
+    absent_sql: str | None = None
 
     @property
     def fills(self) -> bool:
@@ -156,7 +159,8 @@ def storage_form(table: str, data: pa.Table) -> pa.Table:
     return data.set_column(index, "deal", kept)
 
 
-_RULES_SQL = "coalesce(rules, CASE WHEN recorded_rules THEN 'isko+iss' ELSE 'isko' END)"
+_RULES_BEFORE_3_SQL = "CASE WHEN recorded_rules THEN 'isko+iss' ELSE 'isko' END"
+_RULES_SQL = f"coalesce(rules, {_RULES_BEFORE_3_SQL})"
 
 
 def _rules_polars() -> pl.Expr:
@@ -206,7 +210,8 @@ COMPUTED: dict[str, tuple[ComputedColumn, ...]] = {
         ComputedColumn("deal", pa.list_(pa.uint8()), None, _sorted_deal_sql(),
                        _sorted_deal_polars),
         ComputedColumn("skat_cards", pa.uint32(), "rearhand_cards", _SKAT_SQL, _skat_polars),
-        ComputedColumn("rules", pa.string(), None, _RULES_SQL, _rules_polars),
+        ComputedColumn("rules", pa.string(), None, _RULES_SQL, _rules_polars,
+                       absent_sql=_RULES_BEFORE_3_SQL),
     ),
     "tricks": (
         ComputedColumn("seat1", pa.uint8(), "card3", _seat_sql(0), _seat_polars(0)),
@@ -230,13 +235,35 @@ def query_schema(table: str, stored: pa.Schema) -> pa.Schema:
     return schema
 
 
-def select_sql(table: str, stored: pa.Schema, source: str) -> str:
+def select_sql(table: str, stored: pa.Schema, source: str,
+               absent: frozenset[str] = frozenset()) -> str:
     """``SELECT`` of the query schema's columns from ``source`` (e.g. ``read_parquet(...)``
-    over the table's partitions), each computed column by its expression."""
+    over the table's partitions), each computed column by its expression; ``absent`` names
+    the ``fills`` columns that no partition of ``source`` stores."""
     computed = {c.name: c for c in COMPUTED.get(table, ())}
-    columns = [f"{computed[name].sql} AS {name}" if name in computed else f'"{name}"'
-               for name in query_schema(table, stored).names]
+
+    def column(name: str) -> str:
+        if name not in computed:
+            return f'"{name}"'
+        spec = computed[name]
+        sql = spec.absent_sql if name in absent and spec.absent_sql else spec.sql
+        return f"{sql} AS {name}"
+
+    columns = [column(name) for name in query_schema(table, stored).names]
     return f"SELECT {', '.join(columns)} FROM {source}"
+
+
+def _absent_fills(table: str, paths: Sequence[object]) -> frozenset[str]:
+    """The ``fills`` columns with an ``absent_sql`` that none of ``paths`` stores. Newest
+    partitions are last and hold every column, so this usually reads one footer."""
+    import pyarrow.parquet as pq
+
+    wanted = {c.name for c in COMPUTED.get(table, ()) if c.fills and c.absent_sql}
+    for path in reversed(paths):
+        wanted -= set(pq.read_schema(str(path)).names)
+        if not wanted:
+            break
+    return frozenset(wanted)
 
 
 def with_computed(table: str, frame: pl.LazyFrame, stored: pa.Schema) -> pl.LazyFrame:
@@ -263,7 +290,7 @@ def table_sql(table: str, paths: Sequence[object]) -> str:
     from .schema import TABLES
 
     source = f"read_parquet({parquet_list_sql(paths)}, union_by_name = true)"
-    return f"({select_sql(table, TABLES[table], source)})"
+    return f"({select_sql(table, TABLES[table], source, _absent_fills(table, paths))})"
 
 
 def insert_computed(table: str, stored: pa.Table, values: Mapping[str, object]) -> pa.Table:
