@@ -149,7 +149,7 @@ def export_format(out: str | os.PathLike[str], fmt: str | None) -> str:
     if fmt is not None:
         _writer(fmt)
         if named is not None and named != fmt:
-            want = " or ".join(s for s, f in FORMAT_SUFFIXES.items() if f == fmt)
+            want = " or *".join(s for s, f in FORMAT_SUFFIXES.items() if f == fmt)
             raise ExportError(f"{out}: the name says {named}, but --format is {fmt}; name "
                               f"the file *{want}, or leave out --format")
         return fmt
