@@ -32,7 +32,7 @@ from skatlog.engine.moves import (
     TimeOut,
 )
 from skatlog.engine.record import GameRecord
-from skatlog.engine.rules import ISKO_ISS
+from skatlog.engine.rules import ISKO_ISS, Rules
 
 from .model import (
     GameError,
@@ -165,15 +165,18 @@ def _clip(text: str, width: int = 30) -> str:
 
 
 # ---------------------------------------------------------------- reading
-def read_iss(text: str, *, source: str = "", line: int = 1, complete: bool = True
-             ) -> ParsedGame:
+def read_iss(text: str, *, source: str = "", line: int = 1, complete: bool = True,
+             rules: Rules = ISKO_ISS) -> ParsedGame:
     """Read one ISS record (one line, or several joined by newlines) into a ParsedGame.
+
+    ``rules``: the rule set of a record that does not name one with ``RU[...]`` (ISS's
+    conventions, ``isko+iss``, unless the caller says otherwise).
 
     ``complete=False`` says the input stopped before the record's ``;)``. Never raises for bad
     input: problems are in ``errors`` (codes ``syntax``, ``truncated``, ``bad_deal``,
     ``corrupt_card``, ``illegal_declaration``) with the move number where they sit.
     """
-    parsed = ParsedGame(source=source, line=line, raw=text, format="iss", rules=ISKO_ISS)
+    parsed = ParsedGame(source=source, line=line, raw=text, format="iss", rules=rules)
     stripped = text.strip()
     complete = complete and stripped.endswith(";)")
     parsed.complete = complete

@@ -29,7 +29,7 @@ from skatlog.engine.moves import (
     TimeOut,
 )
 from skatlog.engine.record import GameRecord
-from skatlog.engine.rules import ISKO
+from skatlog.engine.rules import ISKO, Rules
 
 from .iss import recorded_from_result
 from .model import (
@@ -54,9 +54,12 @@ RESULT_FIELDS = ("passed", "penalty", "declarer", "won", "value", "matadors", "o
 
 
 # ---------------------------------------------------------------- reading
-def read_jsonl(text: str, *, source: str = "", line: int = 1) -> ParsedGame:
-    """Read one skatlog/1 line. Problems come back in ``errors``, never raised."""
-    parsed = ParsedGame(source=source, line=line, raw=text, format="jsonl")
+def read_jsonl(text: str, *, source: str = "", line: int = 1, rules: Rules = ISKO
+               ) -> ParsedGame:
+    """Read one skatlog/1 line. Problems come back in ``errors``, never raised. ``rules``:
+    the rule set of a record without a ``rules`` field (skatlog's own, ``isko``, unless the
+    caller says otherwise)."""
+    parsed = ParsedGame(source=source, line=line, raw=text, format="jsonl", rules=rules)
     try:
         try:
             obj = json.loads(text)
@@ -71,7 +74,9 @@ def read_jsonl(text: str, *, source: str = "", line: int = 1) -> ParsedGame:
                                  f" (found {_short(obj.get('format'))})")
         parsed.meta = _meta(obj)
         try:  # isko+iss: a recorded ISS game (R17 early endings, R18 off-ladder bids)
-            parsed.rules = read_rules(_get(obj, "rules", str, "isko"))
+            named = _get(obj, "rules", str, "")
+            if named:
+                parsed.rules = read_rules(named)
         except UnknownRules as err:
             raise LogSyntaxError("syntax", f'"rules": {err}') from None
         tags = _get(obj, "tags", dict, {})

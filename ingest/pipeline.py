@@ -35,6 +35,7 @@ from rich.progress import (
 from rich.text import Text
 
 from skatlog import __version__
+from skatlog.engine.rules import Rules
 
 from .archive import ArchiveWriter, archive_path
 from .ids import game_id_of
@@ -343,8 +344,12 @@ def ingest_paths(
     batch_size: int = BATCH_SIZE,
     console: Console | None = None,
     fast: bool | None = None,
+    rules: Rules | None = None,
 ) -> IngestSummary:
     """Ingest log files or directories (plain, .gz, .bz2, .zst) into the archive.
+
+    ``rules``: the rule set of records that do not name their own (None: each format's own,
+    ISS ``isko+iss`` and skatlog/1 ``isko``; see :func:`~.validate.parse_raw`).
 
     ``fast``: ``None`` (default) uses the compiled ISS path (:mod:`.fast`, same rows and ids)
     for inputs of :data:`FAST_MIN_BYTES` or more when numba is installed, ``True`` always
@@ -360,7 +365,7 @@ def ingest_paths(
     inputs = find_logs(paths, fmt)
     expanded = inputs.files
     if use_fast_path(fast, fmt, expanded):
-        summary = _ingest_fast(expanded, archive, progress, console)
+        summary = _ingest_fast(expanded, archive, progress, console, rules)
     else:
         digests = []
         for path in expanded:
@@ -368,7 +373,7 @@ def ingest_paths(
                 digests.append(file_digest(path))
             except OSError as err:
                 raise SourceError(f"{path}: cannot read: {err.strerror or err}") from err
-        summary = ingest_games(iter_log_games(expanded, fmt), archive, files=digests,
+        summary = ingest_games(iter_log_games(expanded, fmt, rules), archive, files=digests,
                                fmt=fmt, progress=progress, batch_size=batch_size,
                                console=console)
     summary.skipped = [(str(path), reason) for path, reason in inputs.skipped]
@@ -399,15 +404,15 @@ def use_fast_path(fast: bool | None, fmt: str, files: list[Path]) -> bool:
 
 
 def _ingest_fast(files: list[Path], archive: str | os.PathLike[str] | None, progress: bool,
-                 console: Console | None) -> IngestSummary:
+                 console: Console | None, rules: Rules | None) -> IngestSummary:
     from .fast import ingest_iss_fast
 
     bar = _progress(console) if progress else None
     if bar is None:
-        return ingest_iss_fast(files, archive)
+        return ingest_iss_fast(files, archive, rules=rules)
     with bar:
         task = bar.add_task("ingest (compiled)", total=None)
-        summary = ingest_iss_fast(files, archive,
+        summary = ingest_iss_fast(files, archive, rules=rules,
                                   on_progress=lambda seen: bar.update(task, completed=seen))
         bar.update(task, completed=summary.seen, total=summary.seen or 1)
     return summary

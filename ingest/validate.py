@@ -32,6 +32,7 @@ from skatlog.engine.moves import (
     TimeOut,
 )
 from skatlog.engine.record import GameRecord
+from skatlog.engine.rules import ISKO, ISKO_ISS, Rules
 from skatlog.engine.scoring import score_game
 
 from .iss import read_iss
@@ -41,12 +42,14 @@ from .sources import RawRecord, expand_paths, iter_lines_records, iter_records
 
 
 # ---------------------------------------------------------------- reading + replay
-def parse_raw(raw: RawRecord) -> ParsedGame:
-    """Read one raw record with the reader of its format."""
+def parse_raw(raw: RawRecord, rules: Rules | None = None) -> ParsedGame:
+    """Read one raw record with the reader of its format. ``rules``: the rule set of a record
+    that does not name one; None for each format's own (ISS ``isko+iss``, skatlog/1 ``isko``)."""
     if raw.format == "iss":
-        return read_iss(raw.text, source=raw.source, line=raw.line, complete=raw.complete)
+        return read_iss(raw.text, source=raw.source, line=raw.line, complete=raw.complete,
+                        rules=rules or ISKO_ISS)
     if raw.format == "jsonl":
-        return read_jsonl(raw.text, source=raw.source, line=raw.line)
+        return read_jsonl(raw.text, source=raw.source, line=raw.line, rules=rules or ISKO)
     parsed = ParsedGame(source=raw.source, line=raw.line, raw=raw.text, format="unknown")
     parsed.errors.append(GameError(
         "syntax", "this line is neither an ISS record '(;...;)' nor a skatlog/1 JSON line",
@@ -277,31 +280,34 @@ def _recorded_text(recorded: RecordedResult) -> str:
 
 
 # ---------------------------------------------------------------- streaming API
-def iter_log_games(paths: Iterable[str | Path] | str | Path, fmt: str = "auto"
-                   ) -> Iterator[LogGame]:
+def iter_log_games(paths: Iterable[str | Path] | str | Path, fmt: str = "auto",
+                   rules: Rules | None = None) -> Iterator[LogGame]:
     """Validated games from files or directories (recursive), in file order.
 
     Files may be plain, ``.gz``, ``.bz2`` or ``.zst``; they are streamed, never read whole.
-    ``fmt`` is ``auto`` (detected per file), ``iss`` or ``jsonl``. Raises
+    ``fmt`` is ``auto`` (detected per file), ``iss`` or ``jsonl``; ``rules`` the rule set of
+    records that do not name one (see :func:`parse_raw`). Raises
     :class:`~.sources.SourceError` (a ValueError) for a missing path or an unknown format.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     for path in expand_paths(paths):
         for raw in iter_records(path, fmt):
-            yield replay_parsed(parse_raw(raw))
+            yield replay_parsed(parse_raw(raw, rules))
 
 
-def iter_text_games(text: str, source: str = "<text>", fmt: str = "auto") -> Iterator[LogGame]:
+def iter_text_games(text: str, source: str = "<text>", fmt: str = "auto",
+                    rules: Rules | None = None) -> Iterator[LogGame]:
     """Validated games from text in memory (see :func:`iter_log_games`)."""
     # lines end at \n only, as files are read (sources.open_text), never str.splitlines()
     for raw in iter_lines_records(io.StringIO(text, newline="\n"), source, fmt):
-        yield replay_parsed(parse_raw(raw))
+        yield replay_parsed(parse_raw(raw, rules))
 
 
-def validate_text(text: str, source: str = "<text>", fmt: str = "auto") -> list[LogGame]:
+def validate_text(text: str, source: str = "<text>", fmt: str = "auto",
+                  rules: Rules | None = None) -> list[LogGame]:
     """Every game in ``text``, validated (convenience for tests, notebooks and the web app)."""
-    return list(iter_text_games(text, source, fmt))
+    return list(iter_text_games(text, source, fmt, rules))
 
 
 # ---------------------------------------------------------------- JSON report

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from skatlog.engine.contract import Contract
 from skatlog.engine.game import Ending
-from skatlog.engine.rules import ISKO_ISS
+from skatlog.engine.rules import ISKO_ISS, Rules
 
 from ..schema import CALL_KINDS, OUTCOMES, table_from_columns
 from . import iss_kernel as K
@@ -47,7 +47,8 @@ class ChunkScan:
     ``rows[:, F_*]`` are the per-line columns (see :mod:`.iss_kernel`); ``first_line`` is the
     1-based file line of the chunk's first line. ``keys``/``extra`` are the byte buffers the
     ``F_KEY_*``/``F_MOVES_*``/``F_EXT_*`` offsets point into; ``strings`` holds the players,
-    ids and R texts of the accepted games, already gathered.
+    ids and R texts of the accepted games, already gathered. ``rules``: the rule set the
+    records were replayed under.
     """
 
     first_line: int
@@ -59,6 +60,7 @@ class ChunkScan:
     keys: np.ndarray
     extra: np.ndarray
     chunk: bytes
+    rules: Rules = ISKO_ISS
 
     @property
     def status(self) -> np.ndarray:
@@ -75,8 +77,10 @@ class ChunkScan:
         return self.rows[:, K.F_LINE].astype(np.int64) + self.first_line
 
 
-def scan(chunk: bytes, first_line: int = 1) -> ChunkScan:
-    """Run the kernel over ``chunk`` (whole lines) whose first line is file line ``first_line``."""
+def scan(chunk: bytes, first_line: int = 1, rules: Rules = ISKO_ISS) -> ChunkScan:
+    """Run the kernel over ``chunk`` (whole lines) whose first line is file line ``first_line``,
+    replaying records under ``rules`` (a record naming its own with ``RU[...]`` goes to the
+    slow path)."""
     buf = np.frombuffer(chunk, dtype=np.uint8)
     nlines = chunk.count(b"\n") + 1
     rows = np.empty((nlines, K.N_FIELDS), dtype=np.int32)
@@ -87,10 +91,10 @@ def scan(chunk: bytes, first_line: int = 1) -> ChunkScan:
     keys = np.empty(len(chunk) + 64 * nlines, dtype=np.uint8)
     extra = np.empty(2 * len(chunk) + 16 * nlines, dtype=np.uint8)
     n, ncalls, nkeys, nextra = K.scan_chunk(buf, _TABLES, _WORDS, rows, meta, deals, tricks,
-                                            calls, keys, extra)
+                                            calls, keys, extra, rules.flags)
     return ChunkScan(first_line, rows[:n].copy(), meta[:n].copy(), deals[:n].copy(),
                      tricks[:n].copy(), calls[:ncalls].copy(), keys[:nkeys].copy(),
-                     extra[:nextra].copy(), chunk)
+                     extra[:nextra].copy(), chunk, rules)
 
 
 # ------------------------------------------------------------------ arrow helpers
@@ -266,7 +270,7 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
         "recorded_result": recorded_result,
         "moves": _strings(keys, rows[:, K.F_MOVES_S], rows[:, K.F_MOVES_E],
                           empty_is_null=False),
-        "rules": _const_dict(str(ISKO_ISS), n),
+        "rules": _const_dict(str(scan_.rules), n),
         "recorded_rules": np.ones(n, dtype=bool),
         "extra_bids": extra_bids,
         "extra": _strings(scan_.extra, rows[:, K.F_EXT_S], rows[:, K.F_EXT_E]),

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from skatlog import __version__
+from skatlog.engine.rules import ISKO_ISS, Rules
 
 from ..archive import ArchiveWriter
 from ..model import LogGame
@@ -110,6 +111,7 @@ def ingest_iss_fast(
     on_progress: Callable[[int], None] | None = None,
     hash_files: bool = True,
     fast_parquet: bool = True,
+    rules: Rules | None = None,
 ) -> IngestSummary:
     """Ingest ISS files (or directories; plain, .gz, .bz2, .zst) with the fast path.
 
@@ -121,7 +123,8 @@ def ingest_iss_fast(
     The worker processes write the partition files of the games they accept
     (:mod:`.parts`); this process dedupes their game ids in file order, validates the
     records the kernel handed over with the reference validator, and commits everything in
-    one manifest commit.
+    one manifest commit. ``rules``: the rule set of records that do not name one (None:
+    each format's own, see :func:`skatlog.ingest.validate.parse_raw`).
     """
     from ..validate import iter_log_games
 
@@ -137,7 +140,7 @@ def ingest_iss_fast(
         sink = _SlowSink(writer, summary, by_code)
         for index, path in enumerate(expanded):
             if file_format(path) != "iss":
-                for game in iter_log_games([path]):
+                for game in iter_log_games([path], rules=rules):
                     sink.add(game)
                 sink.flush()
                 digests.append(_digest(path, hash_files))
@@ -148,7 +151,7 @@ def ingest_iss_fast(
             else:
                 hasher = hashlib.sha256()
             _ingest_one(path, writer, sink, summary, workers=workers, chunk_bytes=chunk_bytes,
-                        fast=fast_parquet, hasher=hasher,
+                        fast=fast_parquet, hasher=hasher, rules=rules or ISKO_ISS,
                         prefix=f"{writer.ingest_id}-f{index:04d}", on_progress=on_progress)
             if hasher is not None:
                 digests.append((str(path), hasher.hexdigest(), path.stat().st_size))
@@ -169,14 +172,14 @@ def _digest(path: Path, hash_files: bool) -> tuple[str, str, int]:
 
 
 def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: IngestSummary,
-                *, workers: int | None, chunk_bytes: int, fast: bool,
-                hasher: Any, prefix: str, on_progress: Callable[[int], None] | None) -> None:
+                *, workers: int | None, chunk_bytes: int, fast: bool, hasher: Any,
+                rules: Rules, prefix: str, on_progress: Callable[[int], None] | None) -> None:
     """One ISS file: workers write the accepted games' partitions, this process adopts them
     (or rewrites a task's files without the games an earlier task of the run stored)."""
     # workers drop ids the run already stored (forked: as of this file's start)
     for batch in iter_part_batches(path, writer.root, writer.ingest_id, writer.game_ids,
                                    workers=workers, chunk_bytes=chunk_bytes, fast=fast,
-                                   prefix=prefix, hasher=hasher):
+                                   prefix=prefix, hasher=hasher, rules=rules):
         summary.seen += batch.accepted
         keep = writer.game_ids.new_mask(batch.ids)
         stored = int(keep.sum())
@@ -186,7 +189,7 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
             writer.adopt(batch.parts)
         else:
             _rewrite_without(writer, batch.parts, batch.ids[keep])
-        for game in _slow_games(batch.slow):
+        for game in _slow_games(batch.slow, rules):
             sink.add(game)
         sink.flush()
         writer.batch_done()
@@ -194,11 +197,11 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
             on_progress(summary.seen)
 
 
-def _slow_games(records: list[RawRecord]) -> Iterable[LogGame]:
+def _slow_games(records: list[RawRecord], rules: Rules) -> Iterable[LogGame]:
     from ..validate import parse_raw, replay_parsed
 
     for raw in records:
-        yield replay_parsed(parse_raw(raw))
+        yield replay_parsed(parse_raw(raw, rules))
 
 
 def _rewrite_without(writer: ArchiveWriter, parts: dict[str, list[dict[str, Any]]],

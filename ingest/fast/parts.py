@@ -32,6 +32,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from skatlog.engine.rules import ISKO_ISS, Rules
+
 from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema
 from ..sources import RawRecord
 from .runner import process_chunk, warm_up
@@ -91,21 +93,21 @@ def _chunk_bytes(data: bytes | tuple[int, int], fd: int | None) -> bytes:
 
 
 def write_task(number: int, chunks: list[Chunk], source: str, root: str,
-               ingest_id: str, prefix: str, fast: bool, path: str | None = None
-               ) -> PartBatch:
+               ingest_id: str, prefix: str, fast: bool, path: str | None = None,
+               rules: Rules = ISKO_ISS) -> PartBatch:
     """Scan ``chunks`` (in a worker) and write the new accepted games to partition files;
     ``path``: the plain file that chunks given as (offset, length) are read from."""
     fd = os.open(path, os.O_RDONLY) if path is not None else None
     try:
         return _write_task(number, [(first, _chunk_bytes(data, fd)) for first, data in chunks],
-                           source, root, ingest_id, prefix, fast)
+                           source, root, ingest_id, prefix, fast, rules)
     finally:
         if fd is not None:
             os.close(fd)
 
 
 def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root: str,
-                ingest_id: str, prefix: str, fast: bool) -> PartBatch:
+                ingest_id: str, prefix: str, fast: bool, rules: Rules) -> PartBatch:
     files = PartitionFiles(Path(root), f"{prefix}-c{number:05d}", ingest_id, fast)
     seen_here = IdSet()
     written: list[np.ndarray] = []
@@ -113,7 +115,7 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
     accepted = 0
     try:
         for first, chunk in chunks:
-            batch = process_chunk(first, chunk, source, True, ingest_id)
+            batch = process_chunk(first, chunk, source, True, ingest_id, rules)
             slow.extend(batch.slow)
             accepted += batch.accepted
             if batch.tables is None or batch.tables["games"].num_rows == 0:
@@ -149,6 +151,7 @@ def iter_part_batches(
     fast: bool = True,
     prefix: str | None = None,
     hasher: Any | None = None,
+    rules: Rules = ISKO_ISS,
 ) -> Iterator[PartBatch]:
     """Validate an ISS file and write its accepted games' partitions, task by task.
 
@@ -158,7 +161,8 @@ def iter_part_batches(
     1 runs them in this process. ``known``: the archive's game ids at the start of the run.
     ``prefix`` (default ``ingest_id``; it must start with it) names the partition files
     ``part-<prefix>-c<task>-<n>``: give each file of a run its own. ``hasher`` (a hashlib
-    object) is fed every byte of the (decompressed) stream, in order.
+    object) is fed every byte of the (decompressed) stream, in order. ``rules``: the rule
+    set of records that do not name one.
     """
     global _KNOWN
     plain: str | None = None
@@ -179,7 +183,7 @@ def iter_part_batches(
         if workers <= 1:
             for number, chunks in _tasks(iter_chunks(stream, chunk_bytes),
                                          max(1, chunks_per_task), hasher, False):
-                yield write_task(number, chunks, *args)
+                yield write_task(number, chunks, *args, None, rules)
             return
         tasks = _tasks(iter_chunks(stream, chunk_bytes), max(1, chunks_per_task), hasher,
                        plain is not None)
@@ -192,7 +196,8 @@ def iter_part_batches(
             pending: deque[Future[PartBatch]] = deque()
             try:
                 for number, chunks in tasks:
-                    pending.append(procs.submit(write_task, number, chunks, *args, plain))
+                    pending.append(procs.submit(write_task, number, chunks, *args, plain,
+                                                rules))
                     while len(pending) >= 2 * workers:
                         yield pending.popleft().result()
                 while pending:

@@ -21,6 +21,8 @@ from typing import Any, BinaryIO
 import numpy as np
 import pyarrow as pa
 
+from skatlog.engine.rules import ISKO_ISS, Rules
+
 from ..model import LogGame
 from ..sources import RawRecord, iter_lines_records
 from . import iss_kernel as K
@@ -80,6 +82,8 @@ class FastBatch:
     tricks: np.ndarray
     slow: list[RawRecord] = field(default_factory=list)
     tables: dict[str, pa.Table] | None = None
+    #: the rule set of the records (``slow`` is validated under it too)
+    rules: Rules = ISKO_ISS
 
     @property
     def accepted(self) -> int:
@@ -127,17 +131,18 @@ class FastBatch:
         from ..validate import parse_raw, replay_parsed
 
         for raw in self.slow:
-            yield replay_parsed(parse_raw(raw))
+            yield replay_parsed(parse_raw(raw, self.rules))
 
 
 def iter_validation_json(path_or_stream: str | os.PathLike[str] | BinaryIO, *,
-                         workers: int | None = None, source: str | None = None
-                         ) -> Iterator[dict[str, Any]]:
+                         workers: int | None = None, source: str | None = None,
+                         rules: Rules = ISKO_ISS) -> Iterator[dict[str, Any]]:
     """Every game of an ISS file as its ``skatlog validate --json`` object, in file order:
     the fast path's accepted games and the reference validator's verdict on the rest."""
     from ..validate import game_json
 
-    for batch in fast_validate_iss(path_or_stream, workers=workers, source=source):
+    for batch in fast_validate_iss(path_or_stream, workers=workers, source=source,
+                                   rules=rules):
         fast = batch.json_objects()
         slow = [game_json(game) for game in batch.slow_games()]
         i = j = 0
@@ -180,12 +185,13 @@ def _slow_records(scan_: ChunkScan, source: str) -> list[RawRecord]:
 
 
 def process_chunk(first_line: int, chunk: bytes, source: str, build_tables: bool,
-                  ingest_id: str | None) -> FastBatch:
-    """Scan one chunk (in a worker): kernel, archive tables, slow-path records."""
-    scan_ = scan(chunk, first_line)
+                  ingest_id: str | None, rules: Rules = ISKO_ISS) -> FastBatch:
+    """Scan one chunk (in a worker) under ``rules``: kernel, archive tables, slow-path
+    records."""
+    scan_ = scan(chunk, first_line, rules)
     tables = archive_tables(scan_, source, ingest_id) if build_tables else None
     return FastBatch(source, first_line, scan_.rows, scan_.deals, scan_.tricks,
-                     _slow_records(scan_, source), tables)
+                     _slow_records(scan_, source), tables, rules)
 
 
 def warm_up() -> None:
@@ -202,6 +208,7 @@ def fast_validate_iss(
     source: str | None = None,
     ingest_id: str | None = None,
     pool: bool | None = None,
+    rules: Rules = ISKO_ISS,
 ) -> Iterator[FastBatch]:
     """Validate an ISS file chunk by chunk; yields one :class:`FastBatch` per chunk, in order.
 
@@ -210,7 +217,7 @@ def fast_validate_iss(
     archive tables of the accepted games. ``pool``: use worker processes (default: when
     ``workers`` > 1; ``pool=True`` with one worker leaves this process free, e.g. to write
     Parquet). At most ``2 x workers`` chunks are in flight, so memory stays bounded
-    whatever the file size.
+    whatever the file size. ``rules``: the rule set of records that do not name one.
     """
     if isinstance(path_or_stream, (str, os.PathLike)):
         name = source if source is not None else str(path_or_stream)
@@ -225,14 +232,14 @@ def fast_validate_iss(
         chunks = iter_chunks(stream, chunk_bytes)
         if not (pool if pool is not None else workers > 1):
             for first, chunk in chunks:
-                yield process_chunk(first, chunk, name, tables, ingest_id)
+                yield process_chunk(first, chunk, name, tables, ingest_id, rules)
             return
         warm_up()
         with mp.get_context("fork").Pool(workers) as procs:
             pending: deque[Any] = deque()
             for first, chunk in chunks:
                 pending.append(procs.apply_async(
-                    process_chunk, (first, chunk, name, tables, ingest_id)))
+                    process_chunk, (first, chunk, name, tables, ingest_id, rules)))
                 while len(pending) >= 2 * workers:
                     yield pending.popleft().get()
             while pending:

@@ -29,7 +29,8 @@ def _root() -> None:
 
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
-    importlib.import_module(f"skatlog.commands.{_module}").register(app)
+    if not _module.startswith("_"):  # _name: shared option helpers, no command
+        importlib.import_module(f"skatlog.commands.{_module}").register(app)
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -24,6 +24,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ._rules_option import RULES_HELP, parse_rules
+
 ARCHIVE_HELP = "Archive directory (default: $SKATLOG_ARCHIVE, else data/archive)."
 TABLE_ROWS = 1000  # rows shown by --format table; csv/json print everything
 
@@ -84,6 +86,8 @@ def ingest(
         "to (default: inside the archive).")] = None,
     wait: Annotated[float | None, typer.Option(
         "--wait", metavar="SECONDS", min=0, help=WAIT_HELP)] = None,
+    rules_text: Annotated[str | None, typer.Option(
+        "--rules", metavar="NAME[+OPTION]", help=RULES_HELP)] = None,
 ) -> None:
     """Validate log files and store their games in the Parquet archive (atomic, deduplicated).
 
@@ -95,15 +99,19 @@ def ingest(
     from skatlog.ingest.pipeline import ingest_paths
     from skatlog.ingest.sources import SourceError
 
+    rules = parse_rules(rules_text)
     if staging is not None and scheduler is None:
         raise _fail("--staging is where --scheduler's workers write; give --scheduler too")
+    if scheduler is not None and rules is not None:
+        raise _fail("--rules is not passed to a --scheduler's workers yet: ingest without "
+                    "--scheduler, or leave --rules out (each format's own rule set)")
     if scheduler is not None:
         _ingest_on_cluster(paths, archive, fmt.value, scheduler, staging)
         return
     try:
         with lock_wait(wait, announce_wait):
             summary = ingest_paths(paths, archive, fmt.value, progress=not quiet,
-                                   batch_size=batch_size, fast=fast)
+                                   batch_size=batch_size, fast=fast, rules=rules)
     except SourceError as err:
         raise _fail(str(err)) from None
     except ArchiveError as err:  # an unusable path like a missing file (2); busy, ... (1)

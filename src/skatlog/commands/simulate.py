@@ -21,7 +21,9 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from skatlog.commands._rules_option import parse_rules
 from skatlog.commands.archive import WAIT_HELP, announce_wait, refuse_to_replace, write_failed
+from skatlog.engine.rules import ISKO
 
 #: Disk a simulated hand takes in the archive (Parquet), in bytes: 47 measured on a
 #: 20,000-hand run and 46 on 200,000 (seed 1, rules bots), 53 on the README's
@@ -126,6 +128,10 @@ def simulate(
         "and the run refused).")] = False,
     wait: Annotated[float | None, typer.Option(
         "--wait", metavar="SECONDS", min=0, help=WAIT_HELP)] = None,
+    rules_text: Annotated[str | None, typer.Option(
+        "--rules", metavar="NAME[+OPTION]",
+        help="Rule set the bots play (docs/rules.md, 'Rule sets'); the simulator plays isko, "
+             "skatlog's own games (the default).")] = None,
 ) -> None:
     """Simulate hands with bots under the full rules, into the archive or a log file."""
     from skatlog.ingest.archive import ArchiveError, UnusableArchive, archive_path, lock_wait
@@ -139,6 +145,11 @@ def simulate(
         simulate_to_file,
     )
 
+    rules = parse_rules(rules_text)
+    if rules is not None and rules != ISKO:
+        raise typer.BadParameter(
+            f"the simulator plays {ISKO} (skatlog's own games, every game to ten tricks); "
+            f"{rules} is not simulated yet", param_hint="--rules")
     console = Console(stderr=True, soft_wrap=True)  # an error is one line, however long
     stack = contextlib.ExitStack()
     if archive is not None and out is not None:

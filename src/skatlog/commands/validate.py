@@ -16,11 +16,14 @@ from typing import Annotated, TextIO
 
 import typer
 
+from skatlog.engine.rules import ISKO_ISS, Rules
 from skatlog.ingest.model import LogGame
 from skatlog.ingest.pipeline import use_fast_path
 from skatlog.ingest.sniff import find_logs
 from skatlog.ingest.sources import FORMATS, SourceError, open_text, reading
 from skatlog.ingest.validate import game_json, iter_log_games
+
+from ._rules_option import RULES_HELP, parse_rules
 
 
 def register(app: typer.Typer) -> None:
@@ -38,8 +41,11 @@ def validate(
         "--fast/--no-fast",
         help="Compiled ISS path (same verdicts); default: on for inputs of 32 MB or more.")
     ] = None,
+    rules_text: Annotated[str | None, typer.Option(
+        "--rules", metavar="NAME[+OPTION]", help=RULES_HELP)] = None,
 ) -> None:
     """Check that every game replays legally and that its recorded value is right."""
+    rules = parse_rules(rules_text)
     if fmt not in FORMATS:
         _usage(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     try:
@@ -54,9 +60,9 @@ def validate(
     codes: Counter[str] = Counter()
     checks: Counter[str] = Counter()
     if not strict and use_fast_path(fast, fmt, files):
-        _validate_fast(files, fmt, as_json, out)
+        _validate_fast(files, fmt, as_json, out, rules)
     try:
-        for game in iter_log_games(files, fmt):
+        for game in iter_log_games(files, fmt, rules):
             games += 1
             checks[game.value_check] += 1
             if as_json:
@@ -87,7 +93,8 @@ def _is_iss(path: Path, fmt: str) -> bool:
     return False
 
 
-def _validate_fast(files: list[Path], fmt: str, as_json: bool, out: TextIO) -> None:
+def _validate_fast(files: list[Path], fmt: str, as_json: bool, out: TextIO,
+                   rules: Rules | None) -> None:
     """The same report through the compiled ISS path (:mod:`skatlog.ingest.fast`): the
     kernel's accepted games, and the reference validator's verdict on every other record."""
     from skatlog.ingest.fast import fast_validate_iss
@@ -99,13 +106,14 @@ def _validate_fast(files: list[Path], fmt: str, as_json: bool, out: TextIO) -> N
     try:
         for path in files:
             if not _is_iss(path, fmt):
-                for game in iter_log_games([path], fmt):
+                for game in iter_log_games([path], fmt, rules):
                     games, valid = games + 1, valid + game.ok
                     _tally(game, codes, checks, as_json, out)
                     if as_json:
                         write(json.dumps(game_json(game), ensure_ascii=False) + "\n")
                 continue
-            for batch in fast_validate_iss(path, source=str(path), tables=as_json):
+            for batch in fast_validate_iss(path, source=str(path), tables=as_json,
+                                           rules=rules or ISKO_ISS):
                 accepted = batch.json_objects() if as_json else []
                 slow = list(batch.slow_games())
                 if not as_json and batch.accepted:  # accepted only when its value matches
