@@ -1,6 +1,6 @@
 """List points and Seeger-Fabian points per player, per session and per club.
 
-Seeger-Fabian list scoring (RULES.md "Variants", opt-in by name, not the default scoring):
+Seeger-Fabian list scoring (docs/rules.md, "Variants"; opt-in by name, not the default scoring):
 the declarer scores the list value plus 50 when the game is won and the list value minus 50
 when it is lost; every other player at the table scores 40 for each game the declarer lost at
 a 3-player table (30 at a 4-player table, the dealer who sits out included). Skipped and

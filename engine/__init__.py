@@ -1,4 +1,5 @@
-"""skatlog's rules engine: the one place where the rules of Skat (RULES.md R1-R18) live."""
+"""skatlog's rules engine: the one place where the rules of Skat (docs/rules.md, R1-R18) live,
+in the rules core :mod:`skatlog.engine.core`, with typed wrappers around it."""
 
 from .auction import BID_LADDER, ISS_EXTRA_BIDS, Auction
 from .cards import CARD_POINTS, DECK, Card, CardError, Rank, Suit, format_cards, parse_cards

@@ -1,7 +1,7 @@
 """Bots for the engine's :class:`~.players.Player` protocol: ``random`` and ``rules``.
 
 ``random`` is :class:`~.players.RandomPlayer` (uniform over the legal moves). ``rules`` is a
-heuristic player built from the advice in ``../shared/seeds`` (modern rules "Strategy",
+heuristic player built from the advice of the user's rule texts (modern rules "Strategy",
 Foster's "Suggestions for good play"): hand evaluation (jacks, aces and tens, suit length,
 null safety), bidding to the value the hand supports (a cautious or bold temperament: with
 or without a matador of slack), hand games, null (with one risky card) and null ouvert,

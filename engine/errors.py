@@ -2,7 +2,7 @@
 
 Every error subclasses :class:`RuleError`, itself a :class:`ValueError`, so callers can catch
 one family or a single kind. ``code`` is the machine-readable class that ingest stores;
-``rule`` cites RULES.md; ``move`` is the offending move when there is one.
+``rule`` cites docs/rules.md (R1-R18); ``move`` is the offending move when there is one.
 """
 
 from __future__ import annotations

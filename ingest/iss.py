@@ -1,4 +1,4 @@
-"""The ISS game-record format (``../shared/formats/ISS.md``): reader and writer.
+"""The ISS game-record format (docs/iss-format.md): reader and writer.
 
 Reading turns one record's text into a :class:`~.model.ParsedGame`: meta data, the deal, and
 the engine moves, each with its ISS move number (the deal ``w ...`` is move 0, each following
@@ -486,7 +486,7 @@ def format_moves(record: GameRecord) -> str:
 
 
 def recorded_from_result(record: GameRecord, *, with_raw: bool = True) -> RecordedResult:
-    """The result ISS would record for ``record`` (fields as in ISS.md).
+    """The result ISS would record for ``record`` (fields as in docs/iss-format.md).
 
     ``with_raw`` keeps the ISS ``R[...]`` text in ``raw`` (for ISS output); skatlog/1 output
     leaves it empty.

@@ -3,7 +3,7 @@
 One implementation serves both paths: the batch kernel calls these functions directly and
 :class:`skatlog.engine.bots.RulesPlayer` calls them from Python with masks read off a
 :class:`~skatlog.engine.game.GameState`, so the engine bot and the batch bot play the same
-games (a test holds them equal). The advice comes from ``../shared/seeds``: the "Strategy"
+games (a test holds them equal). The advice comes from the user's rule texts: the "Strategy"
 section of the modern rules and Foster's "Suggestions for good play".
 
 Every decision is deterministic (ties go to the lowest card index), so a hand's play depends

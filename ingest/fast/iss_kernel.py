@@ -116,7 +116,7 @@ F_DT_SEC = 43
 F_NMOVES = 44
 F_KEY_S = 45  # game-id key (deal, moves, players, date, ids) in the key buffer
 F_KEY_E = 46
-F_MOVES_S = 47  # the compact move notation (skatlog.ingest.schema) inside the key
+F_MOVES_S = 47  # the compact move notation (skatlog.ingest.moves_codec) inside the key
 F_MOVES_E = 48
 F_EXT_S = 49  # the ``extra`` JSON (other tags) in the extra buffer
 F_EXT_E = 50
@@ -972,7 +972,7 @@ def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, t
             return
         has_dt = True
         row[F_DT_S], row[F_DT_E] = dt_s, dt_e
-    # ---- replay; the key for the game id: deal 0x1e moves (0x1f field)* (schema.game_id_of)
+    # ---- replay; the key for the game id: deal 0x1e moves (0x1f field)* (ids.game_id_of)
     row[F_KEY_S] = cur[0]
     row[F_MOVES_S] = cur[0] + 33
     status = _replay(buf, mv_s, mv_e, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
