@@ -14,6 +14,12 @@ played by the engine, then measures
 
 and prints games/s and peak RSS (this process and its worker processes). Not a test: no
 assertion on timings. Run ``.venv/bin/python bench/ingest.py --games 1000000 --workers 2``.
+
+``--independent`` measures the same on records skatlog did not write instead (the generator
+``bench/other_iss.py``, a share ``--damaged`` of them damaged): warm validate and ingest
+rates, why records went to the slow path, the first run with an empty numba cache, and the
+CLI's wall time (``bench/independent.py``): ``.venv/bin/python bench/ingest.py --independent
+--games 200000 --damaged 0.03``.
 """
 
 from __future__ import annotations
@@ -165,7 +171,8 @@ def differential(games: int, seed: int, workers: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=1_000_000, help="games in the ISS file")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games in the ISS file (1,000,000; --independent 200,000)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--seed", type=int, default=1, help="corpus seed")
     parser.add_argument("--reference-sample", type=int, default=5_000,
@@ -173,8 +180,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diff", type=int, default=100_000,
                         help="engine games in the differential check (0: skip)")
     parser.add_argument("--skip-ingest", action="store_true", help="only validate")
+    parser.add_argument("--independent", action="store_true",
+                        help="records skatlog did not write (bench/other_iss.py): warm and"
+                        " first-run rates, slow-path statuses (bench/independent.py)")
+    parser.add_argument("--damaged", type=float, default=0.03,
+                        help="--independent: share of damaged records")
+    parser.add_argument("--profile", action="store_true",
+                        help="--independent: also profile one warm validation")
+    parser.add_argument("--no-cli-cold", dest="cli_cold", action="store_false",
+                        help="--independent: skip the CLI run with an empty numba cache")
+    parser.add_argument("--child-ingest", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.child_ingest is not None or args.independent:
+        import independent  # bench/independent.py, beside this file
+
+        if args.child_ingest is not None:
+            return independent.child_ingest(args.child_ingest, args.workers)
+        return independent.run(args)
+    args.games = args.games or 1_000_000
     path = corpus(args.games, args.workers, args.seed)
     size = path.stat().st_size
     print(f"file        {size / 2**20:,.0f} MB, {args.games:,} games; {os.cpu_count()} cores,"

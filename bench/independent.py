@@ -1,0 +1,391 @@
+"""``bench/ingest.py --independent``: ingest speed on ISS records skatlog did not write.
+
+On a file of :mod:`other_iss` (records in the style of other programs, a share damaged) it
+measures, and prints:
+
+1. the warm rate of ``skatlog validate --fast`` (the kernel in worker processes, every record
+   it hands over validated by the reference path in this process) and of the full ingest into
+   a fresh archive, with the slow path's share of the wall time;
+2. why records went to the slow path: the kernel's status counts, split by the reference
+   path's verdict, and for ``unsure`` the feature of the record that the kernel leaves to
+   the reference path (:func:`unsure_reason`);
+3. the first run after install: the same ingest in a fresh process with an empty numba cache
+   (``NUMBA_CACHE_DIR`` set to a new folder), with numba's compile time by function, and the
+   ratio first/warm;
+4. the wall time of ``skatlog ingest FILE --archive DIR`` as a user runs it, warm and cold;
+5. with ``--profile``, a cProfile of one warm validation in one process: where the time goes
+   per record, kernel-accepted and slow path.
+
+Not a test: no assertion on timings. The machine may be shared: the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import other_iss
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+TARGET_RATE = 150_000
+TARGET_FIRST_RATIO = 2.0
+
+# ---------------------------------------------------------------- slow-path reasons
+_TAG = re.compile(r"([A-Z0-9]+)\[((?:\\.|[^\]\\])*)\]")
+_ISS_DATE = re.compile(r"\d{4}-\d\d-\d\d/\d\d:\d\d:\d\d/UTC")
+_KERNEL_TAGS = {"MV", "R", "DT", "GM", "P0", "P1", "P2", "ID", "SE"}
+
+
+def unsure_reason(text: str) -> str:
+    """Which feature of a record the kernel leaves to the reference path (status ``unsure``).
+
+    A reading of the kernel's ``UNSURE`` branches (``ingest/fast/iss_kernel.py``) applied to
+    the text: the first feature found, or ``other``.
+    """
+    tags = dict(_TAG.findall(text))
+    if "\\" in text:
+        return "escaped character in a value"
+    if "OW" in tags or "RU" in tags:
+        return "OW or RU tag"
+    if "MV" not in tags:
+        return "no MV tag"
+    if tags.get("DT") and not _ISS_DATE.fullmatch(tags["DT"]):
+        return "date not YYYY-MM-DD/HH:MM:SS/UTC"
+    for tag, value in tags.items():
+        if tag not in _KERNEL_TAGS and not value.isascii():
+            return f"non-ASCII {tag}[...] (extra tag kept as JSON)"
+    tokens = tags["MV"].split()
+    pairs = list(zip(tokens[2::2], tokens[3::2], strict=False))
+    for k, (who, action) in enumerate(pairs):
+        if who == "w" and not action.startswith(("TI.", "LE.")):
+            continue
+        if action == "s" and (k + 1 >= len(pairs) or pairs[k + 1][0] != "w"):
+            return "pick-up without the skat reveal"
+        if action[0] in "GCSHDN" and action.count(".") >= 10:
+            return "ouvert declaration listing the open cards"
+        if action.isdigit() and int(action) in (171, 189, 190):
+            return "off-ladder bid (R18)"
+    return "other"
+
+
+def slow_reason(status: str, text: str) -> str:
+    """A short reason for a valid record the kernel did not accept."""
+    if status == "unsure":
+        return unsure_reason(text)
+    if status == "syntax" and "|" in text:
+        return "deal with '|' between the hands"
+    if status == "truncated" and re.search(r"\d SC .*\d RE ;?\)?\s*\]", text):
+        return "SC then one defender's RE (ISS: both resign)"
+    return status
+
+
+# ---------------------------------------------------------------- timing helpers
+class Clock:
+    """Seconds spent inside wrapped calls and generators (this process only)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.calls = 0
+
+    def wrap(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+                self.calls += 1
+        return timed
+
+    def wrap_iter(self, func: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+        def timed(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            items = func(*args, **kwargs)
+            while True:
+                start = time.perf_counter()
+                try:
+                    item = next(items)
+                except StopIteration:
+                    self.seconds += time.perf_counter() - start
+                    return
+                self.seconds += time.perf_counter() - start
+                self.calls += 1
+                yield item
+        return timed
+
+
+def load() -> str:
+    return f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+
+
+# ---------------------------------------------------------------- measurements
+def bench_validate(path: Path, workers: int) -> dict[str, Any]:
+    """``skatlog validate --fast`` equivalent: kernel batches, slow records replayed here."""
+    from skatlog.ingest.fast import STATUS_NAMES, fast_validate_iss
+    from skatlog.ingest.fast import iss_kernel as K
+
+    statuses: Counter[str] = Counter()
+    reasons: Counter[tuple[str, str, str]] = Counter()
+    slow_clock = Clock()
+    accepted = slow = valid_slow = 0
+    start = time.perf_counter()
+    for batch in fast_validate_iss(path, workers=workers, tables=False):
+        accepted += batch.accepted
+        status_of = dict(zip(batch.lines.tolist(), batch.rows[:, K.F_STATUS].tolist(),
+                             strict=True))
+        for code in status_of.values():
+            statuses[STATUS_NAMES[code]] += 1
+        games = slow_clock.wrap_iter(batch.slow_games)()
+        for raw, game in zip(batch.slow, games, strict=True):
+            slow += 1
+            status = STATUS_NAMES[status_of.get(raw.line, K.FRAGMENT)]
+            verdict = "valid" if game.ok else "rejected"
+            valid_slow += game.ok
+            why = slow_reason(status, raw.text) if game.ok else (
+                game.errors[0].code if game.errors else "rejected")
+            reasons[(status, verdict, why)] += 1
+    wall = time.perf_counter() - start
+    games = accepted + slow
+    print(f"validate    {games:,} games in {wall:.2f} s = {games / wall:,.0f} games/s"
+          f" (kernel accepted {accepted:,}; slow path {slow:,} = {slow / games:.1%},"
+          f" {valid_slow:,} of them valid)")
+    print(f"            slow path {slow_clock.seconds:.2f} s in this process ="
+          f" {slow_clock.seconds / wall:.0%} of the wall,"
+          f" {slow_clock.seconds / max(slow, 1) * 1e3:.2f} ms a record; the kernel's part"
+          f" ({workers} workers) {wall - slow_clock.seconds:.2f} s")
+    print("            kernel status counts: " + ", ".join(
+        f"{name} {count:,}" for name, count in statuses.most_common()))
+    print("            slow path by kernel status, reference verdict and reason:")
+    for (status, verdict, why), count in sorted(reasons.items(), key=lambda x: -x[1]):
+        print(f"              {count:>7,}  {status:<16} {verdict:<8} {why}")
+    return {"games": games, "wall": wall, "slow": slow, "slow_s": slow_clock.seconds}
+
+
+def bench_ingest(path: Path, workers: int) -> dict[str, Any]:
+    """The full ingest into a fresh archive, with the slow path's time in this process."""
+    from skatlog.ingest.fast import ingest as fast_ingest
+    from skatlog.ingest.fast import ingest_iss_fast
+
+    replay = Clock()
+    rows = Clock()
+    saved = (fast_ingest._slow_games, fast_ingest._SlowSink.add, fast_ingest._SlowSink.flush)
+    fast_ingest._slow_games = replay.wrap_iter(saved[0])
+    fast_ingest._SlowSink.add = rows.wrap(saved[1])  # type: ignore[method-assign]
+    fast_ingest._SlowSink.flush = rows.wrap(saved[2])  # type: ignore[method-assign]
+    archive = Path(tempfile.mkdtemp(prefix="skatlog-bench-archive-", dir=OUT))
+    try:
+        start = time.perf_counter()
+        summary = ingest_iss_fast([path], archive, workers=workers)
+        wall = time.perf_counter() - start
+    finally:
+        fast_ingest._slow_games = saved[0]
+        fast_ingest._SlowSink.add, fast_ingest._SlowSink.flush = saved[1], saved[2]
+        shutil.rmtree(archive, ignore_errors=True)
+    slow = replay.seconds + rows.seconds
+    print(f"ingest      {summary.seen:,} games in {wall:.2f} s = {summary.seen / wall:,.0f}"
+          f" games/s (stored {summary.stored:,}, rejected {summary.rejected:,},"
+          f" duplicates {summary.duplicates:,})")
+    print(f"            slow path in this process {slow:.2f} s = {slow / wall:.0%} of the"
+          f" wall (replay {replay.seconds:.2f} s for {replay.calls:,} records, rows and"
+          f" writes {rows.seconds:.2f} s)")
+    print("            rejected by code: " + ", ".join(
+        f"{code} {n:,}" for code, n in sorted(summary.rejected_by_code.items())))
+    return {"games": summary.seen, "wall": wall, "slow_s": slow}
+
+
+def child_ingest(path: Path, workers: int) -> int:
+    """In a fresh process: import, load or compile the kernel, ingest; print JSON timings.
+
+    numba's compile events give the compile time by function (only functions compiled in
+    this process: the workers fork after the kernel is loaded)."""
+    begin = time.perf_counter()
+    from numba.core import event
+
+    with event.install_recorder("numba:compile") as recorder:
+        import skatlog.ingest.fast as fast
+        from skatlog.ingest.fast.runner import warm_up
+
+        imported = time.perf_counter()
+        warm_up()
+        warmed = time.perf_counter()
+        archive = Path(tempfile.mkdtemp(prefix="skatlog-bench-first-", dir=OUT))
+        try:
+            summary = fast.ingest_iss_fast([path], archive, workers=workers)
+        finally:
+            shutil.rmtree(archive, ignore_errors=True)
+        done = time.perf_counter()
+    print(json.dumps({
+        "import_s": imported - begin, "warm_up_s": warmed - imported,
+        "ingest_s": done - warmed, "total_s": done - begin, "seen": summary.seen,
+        "compiles": _compile_times(recorder.buffer),
+    }))
+    return 0
+
+
+def _compile_times(buffer: list[tuple[float, Any]]) -> list[tuple[str, float, float]]:
+    """(function, inclusive s, exclusive s) of each compile, nested compiles subtracted."""
+    stack: list[list[Any]] = []
+    done: list[tuple[str, float, float]] = []
+    for stamp, ev in buffer:
+        dispatcher = ev.data["dispatcher"]
+        func = getattr(dispatcher, "py_func", None)
+        name = f"{func.__module__}.{func.__qualname__}" if func else str(dispatcher)
+        if ev.is_start:
+            stack.append([name, stamp, 0.0])
+        else:
+            name, began, nested = stack.pop()
+            took = stamp - began
+            done.append((name, took, took - nested))
+            if stack:
+                stack[-1][2] += took
+    return done
+
+
+def first_run(path: Path, workers: int) -> dict[str, Any]:
+    """The ingest in a fresh process with an empty numba cache (``NUMBA_CACHE_DIR``)."""
+    cache = tempfile.mkdtemp(prefix="numba-empty-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    try:
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, str(HERE / "ingest.py"), "--child-ingest",
+                               str(path), "--workers", str(workers)], env=env,
+                              capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - start
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["wall"] = wall
+    compiles = result["compiles"]
+    total = sum(exclusive for _, _, exclusive in compiles)
+    print(f"first run   {result['seen']:,} games, fresh process, empty numba cache: wall"
+          f" {wall:.1f} s = {result['seen'] / wall:,.0f} games/s (import"
+          f" {result['import_s']:.1f} s, kernel compile {result['warm_up_s']:.1f} s,"
+          f" ingest {result['ingest_s']:.1f} s)")
+    print(f"            numba compiled {len(compiles)} functions in this process,"
+          f" {total:.1f} s in all; the largest (exclusive of nested compiles):")
+    by_name: Counter[str] = Counter()
+    for name, _, exclusive in compiles:
+        by_name[name] += exclusive
+    for name, seconds in by_name.most_common(12):
+        print(f"              {seconds:6.2f} s  {name}")
+    return result
+
+
+def cli_wall(path: Path, cold: bool) -> float:
+    """``skatlog ingest FILE --archive DIR -q`` in a fresh process, warm or cold cache."""
+    archive = tempfile.mkdtemp(prefix="skatlog-bench-cli-", dir=OUT)
+    shutil.rmtree(archive)
+    env = dict(os.environ)
+    cache = None
+    if cold:
+        cache = tempfile.mkdtemp(prefix="numba-empty-")
+        env["NUMBA_CACHE_DIR"] = cache
+    exe = Path(sys.executable).with_name("skatlog")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "skatlog"]
+    try:
+        start = time.perf_counter()
+        proc = subprocess.run([*cmd, "ingest", str(path), "--archive", archive, "-q"],
+                              env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+    finally:
+        shutil.rmtree(archive, ignore_errors=True)
+        if cache:
+            shutil.rmtree(cache, ignore_errors=True)
+    if proc.returncode not in (0, 1):
+        print(proc.stdout[-2000:], proc.stderr[-2000:])
+    return wall
+
+
+def profile(path: Path, top: int) -> None:
+    """cProfile of one warm validation in this process (one worker): time per stage."""
+    from skatlog.ingest.fast import fast_validate_iss
+
+    profiler = cProfile.Profile()
+    accepted = slow = 0
+    start = time.perf_counter()
+    profiler.enable()
+    for batch in fast_validate_iss(path, workers=1, tables=True):
+        accepted += batch.accepted
+        for _ in batch.slow_games():
+            slow += 1
+    profiler.disable()
+    wall = time.perf_counter() - start
+    stats = pstats.Stats(profiler)
+    cum: dict[str, float] = {}
+    for (filename, _, name), row in stats.stats.items():  # type: ignore[attr-defined]
+        key = f"{Path(filename).name}:{name}"
+        cum[key] = max(cum.get(key, 0.0), row[3])
+    stages = (
+        ("kernel scan (numba, all lines)", "columns.py:scan", accepted + slow),
+        ("archive tables of accepted games", "columns.py:archive_tables", accepted),
+        ("cutting slow records", "runner.py:_slow_records", slow),
+        ("slow path: read ISS text", "iss.py:read_iss", slow),
+        ("slow path: replay by GameState", "validate.py:replay_parsed", slow),
+        ("  of which Trick.points (numba typeof of Card enums)", "game.py:points", slow),
+    )
+    print(f"profile     one process, tables built, cProfile on: {accepted + slow:,} records"
+          f" in {wall:.1f} s (profiling slows Python code, not numba code)")
+    for label, key, count in stages:
+        seconds = cum.get(key, 0.0)
+        print(f"              {label:<52} {seconds:7.2f} s  {seconds / max(count, 1) * 1e6:8.1f}"
+              f" us a record ({count:,})")
+    out = OUT / "independent-profile.txt"
+    with out.open("w") as handle:
+        pstats.Stats(profiler, stream=handle).sort_stats("cumulative").print_stats(top)
+    print(f"            top {top} functions by cumulative time: {out}")
+
+
+# ---------------------------------------------------------------- the mode
+def run(args: argparse.Namespace) -> int:
+    games = args.games or 200_000
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = other_iss.cached_file(games, seed=args.seed, damaged=args.damaged,
+                                 workers=args.workers)
+    stats = other_iss.load_stats(path)
+    size = path.stat().st_size
+    print(f"file        {size / 2**20:,.0f} MB, {games:,} records, {args.damaged:.0%} damaged;"
+          f" {load()} (other processes share the cores)")
+    print("            " + ", ".join(f"{k} {v:,}" for k, v in stats.items()
+                                     if not k.startswith("damage ")))
+    print("            " + ", ".join(f"{k} {v:,}" for k, v in stats.items()
+                                     if k.startswith("damage ")))
+    from skatlog.ingest.fast.runner import warm_up
+
+    start = time.perf_counter()
+    warm_up()  # load the compiled kernel from numba's cache (compile it if stale)
+    print(f"warm-up     kernel loaded in {time.perf_counter() - start:.1f} s")
+    validated = bench_validate(path, args.workers)
+    ingested = bench_ingest(path, args.workers)
+    warm_rate = ingested["games"] / ingested["wall"]
+    print(f"            {load()}")
+    first = first_run(path, args.workers)
+    first_ratio = first["wall"] / ingested["wall"]
+    cli_warm = cli_wall(path, cold=False)
+    cli_cold = cli_wall(path, cold=True) if args.cli_cold else float("nan")
+    print(f"CLI         skatlog ingest FILE --archive DIR -q: warm cache {cli_warm:.1f} s ="
+          f" {games / cli_warm:,.0f} games/s; empty numba cache {cli_cold:.1f} s ="
+          f" {games / cli_cold:,.0f} games/s")
+    print(f"targets     warm ingest {warm_rate:,.0f} games/s = {warm_rate / TARGET_RATE:.2f}x"
+          f" the {TARGET_RATE:,} target (validate {validated['games'] / validated['wall']:,.0f});"
+          f" first run / warm = {first_ratio:.1f}x (target <= {TARGET_FIRST_RATIO:.0f}x);"
+          f" CLI cold / warm = {cli_cold / cli_warm:.1f}x")
+    slow_share = ingested["slow_s"] / ingested["wall"]
+    without_slow = ingested["games"] / max(ingested["wall"] - ingested["slow_s"], 1e-9)
+    print(f"            without the slow path's {slow_share:.0%} of the ingest wall, the rest"
+          f" runs at {without_slow:,.0f} games/s; {load()}")
+    if args.profile:
+        profile(path, 40)
+    return 0
