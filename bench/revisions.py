@@ -9,6 +9,10 @@ checked out into a temporary git worktree and imported from there.
 
     .venv/bin/python bench/revisions.py --old 841e803            # random bots, 2M hands, 3 rounds
     .venv/bin/python bench/revisions.py --old HEAD~3 --bots rules --hands 500000
+    .venv/bin/python bench/revisions.py --old 9691a1a --ingest FILE.sgf   # ingest, games/s
+
+``--ingest FILE`` times ``ingest_paths`` (the compiled ISS path, ``fast=True``) of ``FILE``
+into a fresh archive instead (after a small warm-up ingest), in games seen per second.
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ REPO = Path(__file__).resolve().parent.parent
 #: Runs in the measured process (imports whichever ``skatlog`` PYTHONPATH gives).
 ROUND = """
 import json, pathlib, sys, time
-from skatlog.simulation import SimulationOptions, simulate_to_archive
+try:
+    from skatlog.simulation import SimulationOptions, simulate_to_archive
+except ImportError:  # revisions before skatlog.simulation existed
+    from skatlog.engine.simulate import SimulationOptions, simulate_to_archive
 hands, bots, folder = int(sys.argv[1]), tuple(sys.argv[2].split(",")), pathlib.Path(sys.argv[3])
 simulate_to_archive(folder / "warmup", SimulationOptions(hands=2000, seed=1, bots=bots))
 start, cpu = time.perf_counter(), time.process_time()
@@ -39,12 +46,33 @@ print(json.dumps({"rate": hands / wall, "cpu_us": used / hands * 1e6, "bytes": s
 """
 
 
-def one_round(src: Path, hands: int, bots: str) -> dict[str, float]:
-    """Run :data:`ROUND` with ``skatlog`` imported from ``src``."""
+#: The ``--ingest`` round: the compiled ISS ingest of a file into a fresh archive.
+INGEST_ROUND = """
+import json, pathlib, sys, time
+from skatlog.ingest.pipeline import ingest_paths
+path, folder = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+warm = folder / "warm.sgf"
+warm.write_bytes(b"".join(path.open("rb").readlines()[:2000]))
+ingest_paths([warm], folder / "warmup", progress=False, fast=True)
+start, cpu = time.perf_counter(), time.process_time()
+summary = ingest_paths([path], folder / "run", progress=False, fast=True)
+wall, used = time.perf_counter() - start, time.process_time() - cpu
+seen = summary.seen + summary.rejected
+size = sum(f.stat().st_size for f in (folder / "run").rglob("*.parquet"))
+print(json.dumps({"rate": seen / wall, "cpu_us": used / seen * 1e6, "bytes": size / seen}))
+"""
+
+
+def one_round(src: Path, hands: int, bots: str, ingest: Path | None = None
+              ) -> dict[str, float]:
+    """Run :data:`ROUND` (or :data:`INGEST_ROUND` of ``ingest``) with ``skatlog`` imported
+    from ``src``."""
     with tempfile.TemporaryDirectory(prefix="skatlog-rev-") as folder:
         env = {**os.environ, "PYTHONPATH": str(src)}
-        out = subprocess.run([sys.executable, "-c", ROUND, str(hands), bots, folder], env=env,
-                             check=True, capture_output=True, text=True).stdout
+        argv = ([INGEST_ROUND, str(ingest), folder] if ingest is not None
+                else [ROUND, str(hands), bots, folder])
+        out = subprocess.run([sys.executable, "-c", *argv], env=env, check=True,
+                             capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -54,7 +82,10 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2_000_000)
     parser.add_argument("--bots", default="random,random,random")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ingest", type=Path, default=None, metavar="FILE",
+                        help="time the compiled ingest of this ISS file instead")
     args = parser.parse_args()
+    unit = "games" if args.ingest is not None else "hands"
     bots = args.bots if "," in args.bots else ",".join([args.bots] * 3)
     tree = Path(tempfile.mkdtemp(prefix="skatlog-old-")) / "tree"
     subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree),
@@ -63,21 +94,22 @@ def main() -> None:
     try:
         for k in range(args.rounds):
             for label, src in (("old", tree / "src"), ("new", REPO / "src")):
-                r = one_round(src, args.hands, bots)
+                r = one_round(src, args.hands, bots, args.ingest)
                 results[label].append(r)
-                print(f"round {k + 1} {label}: {r['rate']:>10,.0f} hands/s  "
-                      f"cpu {r['cpu_us']:5.2f} us/hand  {r['bytes']:6.1f} bytes/hand", flush=True)
+                print(f"round {k + 1} {label}: {r['rate']:>10,.0f} {unit}/s  "
+                      f"cpu {r['cpu_us']:5.2f} us/{unit[:-1]}  {r['bytes']:6.1f} bytes/"
+                      f"{unit[:-1]}", flush=True)
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
                        check=False)
         shutil.rmtree(tree.parent, ignore_errors=True)
     med = {label: {key: statistics.median(r[key] for r in rows) for key in rows[0]}
            for label, rows in results.items()}
-    print(f"median old {args.old}: {med['old']['rate']:,.0f} hands/s, "
-          f"{med['old']['cpu_us']:.2f} us/hand, {med['old']['bytes']:.1f} bytes/hand")
-    print(f"median new (this checkout): {med['new']['rate']:,.0f} hands/s, "
-          f"{med['new']['cpu_us']:.2f} us/hand, {med['new']['bytes']:.1f} bytes/hand")
-    print(f"new / old: {med['new']['rate'] / med['old']['rate']:.2f}x hands/s, "
+    for label, name in (("old", args.old), ("new", "(this checkout)")):
+        m = med[label]
+        print(f"median {label} {name}: {m['rate']:,.0f} {unit}/s, {m['cpu_us']:.2f} us, "
+              f"{m['bytes']:.1f} bytes")
+    print(f"new / old: {med['new']['rate'] / med['old']['rate']:.2f}x {unit}/s, "
           f"{med['new']['cpu_us'] / med['old']['cpu_us']:.2f}x CPU, "
           f"{med['new']['bytes'] / med['old']['bytes']:.2f}x bytes")
 
