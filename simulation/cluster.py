@@ -35,7 +35,8 @@ from skatlog.ingest.archive import (
 from skatlog.ingest.pipeline import file_digest
 from skatlog.ingest.rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
 from skatlog.ingest.simulated import claims_simulation, reproduce
-from skatlog.ingest.sources import FORMATS, SourceError, expand_paths
+from skatlog.ingest.sniff import find_logs
+from skatlog.ingest.sources import FORMATS, SourceError
 from skatlog.ingest.validate import iter_log_games
 
 from .batches import CHUNK, chunk_ranges, iter_tables
@@ -255,7 +256,8 @@ def ingest_files_on_cluster(
     """
     if fmt not in FORMATS:
         raise SourceError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    files = [str(p) for p in expand_paths([Path(p) for p in paths])]
+    inputs = find_logs(paths, fmt)  # as ingest_paths: a named non-log file is refused whole
+    files = [str(p) for p in inputs.files]
     started = datetime.now(UTC)
     clock = time.perf_counter()
     ingest_id = new_ingest_id()
@@ -265,7 +267,8 @@ def ingest_files_on_cluster(
     names = [f"part-{k:06d}-{uuid.uuid5(uuid.NAMESPACE_URL, f).hex[:8]}"
              for k, f in enumerate(files)]
     out: dict[str, Any] = {"ingest_id": ingest_id, "files": len(files), "seen": 0,
-                           "stored": 0, "duplicates": 0, "rejected": 0, "rejects_stored": 0}
+                           "stored": 0, "duplicates": 0, "rejected": 0, "rejects_stored": 0,
+                           "skipped": inputs.skipped_lines()}
     by_code: Counter[str] = Counter()
     digests: list[tuple[str, str, int]] = []
     try:

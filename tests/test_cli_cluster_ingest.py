@@ -47,3 +47,30 @@ def test_unreachable_scheduler_exits_1_without_traceback(tmp_path: Path) -> None
     result = CliRunner().invoke(app, ["ingest", str(SAMPLES), "--archive", str(tmp_path),
                                       "--scheduler", "tcp://127.0.0.1:9"])
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+def test_cluster_ingest_refuses_what_is_not_a_log_like_the_local_one(tmp_path: Path) -> None:
+    """Issue 17 item 1 on the cluster path: a named binary file is refused whole (exit 2,
+    nothing stored), and a folder's files that are not logs are named and skipped, before
+    any worker is asked (the scheduler address is never reached)."""
+    binary = tmp_path / "ls.sgf"
+    binary.write_bytes(bytes(range(256)) * 40)
+    refused = CliRunner().invoke(app, ["ingest", str(binary), "--archive",
+                                       str(tmp_path / "arc"), "--scheduler",
+                                       "tcp://127.0.0.1:9"])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert "ls.sgf" in refused.output and not (tmp_path / "arc").exists()
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a log\n")
+    (folder / "games.sgf").write_text((SAMPLES / "skatfreunde-nord.sgf").read_text())
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                       dashboard_address=None)
+    try:
+        mixed = CliRunner().invoke(app, ["ingest", str(folder), "--archive",
+                                         str(tmp_path / "arc2"), "--scheduler",
+                                         cluster.scheduler_address])
+    finally:
+        cluster.close()
+    assert mixed.exit_code == 0, mixed.output
+    assert "skipped " in mixed.output and "notes.txt" in mixed.output

@@ -137,6 +137,8 @@ def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, schedu
     except (ClusterError, ArchiveError) as err:
         raise _fail(str(err), 2 if isinstance(err, UnusableArchive) else 1) from None
     console = Console(soft_wrap=True)
+    for line in counts.get("skipped", []):  # files of a folder that are not logs
+        console.print(line, highlight=False, markup=False)
     for key in ("seen", "stored", "duplicates", "rejected"):
         console.print(f"{key:<11} {counts.get(key, 0)}", highlight=False, markup=False)
     for code, count in sorted(counts.get("rejected_by_code", {}).items()):
