@@ -1,8 +1,11 @@
 """Simulation runs into a log file: ISS (``.sgf``) or skatlog JSON Lines (``.jsonl``).
 
-Every hand is replayed through the engine's validated path and written with the record id
-and tags that name it (:mod:`skatlog.ingest.simulated`), so that ingest re-simulates it and
-stores it under the id ``simulate --archive`` gives it.
+Every hand is written with the record id and tags that name it
+(:mod:`skatlog.ingest.simulated`), so that ingest re-simulates it and stores it under the id
+``simulate --archive`` gives it. The lines are built straight from the batch simulator's
+arrays in one compiled pass (:mod:`skatlog.ingest.sim_text`); :func:`reference_lines`
+makes the same bytes the slow way, replaying every hand through the engine's validated path
+and its writers, and a test holds the two equal byte for byte.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from skatlog.engine.batch import BatchGames
 from skatlog.ingest.iss import write_iss
 from skatlog.ingest.jsonl import write_jsonl
 from skatlog.ingest.model import LogGame
+from skatlog.ingest.sim_text import batch_lines, program
 from skatlog.ingest.simulated import Claim, simulated_meta, simulated_tags
 
 from .batches import CHUNK, iter_batches
@@ -39,6 +43,15 @@ def log_games(batch: BatchGames, options: SimulationOptions) -> Iterator[LogGame
                       extra={"tags": simulated_tags(claim)})
 
 
+def reference_lines(batch: BatchGames, options: SimulationOptions, kind: str) -> bytes:
+    """The batch's lines (``kind`` ``sgf`` or ``jsonl``) the reference way: every hand
+    replayed (:func:`log_games`) and written by :func:`~skatlog.ingest.iss.write_iss` or
+    :func:`~skatlog.ingest.jsonl.write_jsonl` with the computed result."""
+    writer = write_iss if kind == "sgf" else write_jsonl
+    return "".join(writer(game, result="computed") + "\n"
+                   for game in log_games(batch, options)).encode("utf-8")
+
+
 def file_format(path: str | os.PathLike[str]) -> str:
     """``sgf`` (ISS) or ``jsonl`` from the output file's name; SimulationError otherwise."""
     target = Path(path)
@@ -58,16 +71,14 @@ def simulate_to_file(
     """Simulate the run into an ISS (``.sgf``) or skatlog JSONL (``.jsonl``) log file,
     written to a temporary name and renamed when complete."""
     target = Path(path)
-    writer = write_iss if file_format(target) == "sgf" else write_jsonl
+    lines = program(file_format(target), options.seed, options.bots, options.sessions)
     clock = time.perf_counter()
     summary = SimulationSummary(options.hands, 0.0, target=str(target))
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        with open(tmp, "w", encoding="utf-8") as out:
-            for batch in iter_batches(options, chunk=min(chunk, 20_000)):
-                for game in log_games(batch, options):
-                    out.write(writer(game, result="computed"))
-                    out.write("\n")
+        with open(tmp, "wb") as out:
+            for batch in iter_batches(options, chunk=chunk):
+                out.write(batch_lines(batch, lines))
                 summary.stored += len(batch)
                 tally(summary, batch)
                 if on_progress is not None:
