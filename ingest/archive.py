@@ -11,9 +11,10 @@ Layout of an archive directory (default ``data/archive/``, else ``$SKATLOG_ARCHI
 A write (:class:`ArchiveWriter`) takes the lock, deletes orphan partitions left by a killed
 run, writes its new partition files, fsyncs them, then writes ``manifest.json.tmp``, fsyncs it
 and renames it over ``manifest.json``. Readers only look at the files the manifest lists, so a
-crash or SIGKILL at any point leaves the archive exactly as it was before the run, and a
-rerun completes. Game ids (and reject ids) already in the archive or earlier in the same run
-are counted as duplicates and not written again.
+crash or SIGKILL at any point leaves the archive exactly as it was before the run (or, for a
+long run that commits as it goes with :meth:`ArchiveWriter.checkpoint`, as of its last
+commit), and a rerun completes. Game ids (and reject ids) already in the archive or earlier
+in the same run are counted as duplicates and not written again.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ LOCK = ".lock"
 #: file is deleted, so a test can SIGKILL it (or run another ingest) at a known point.
 PAUSE_ENV = "SKATLOG_ARCHIVE_PAUSE"
 PAUSE_FILE_ENV = "SKATLOG_ARCHIVE_PAUSE_FILE"
+#: With ``SKATLOG_ARCHIVE_PAUSE=checkpoint``: pause just after the run's Nth commit that is
+#: not its last (default 1), to interrupt a run that has committed part of its work.
+PAUSE_AT_ENV = "SKATLOG_ARCHIVE_PAUSE_AT"
 
 #: Start a new partition file once one holds this many rows.
 ROWS_PER_FILE = {"games": 2_000_000, "tricks": 16_000_000, "auction": 16_000_000,
@@ -507,7 +511,10 @@ def _pause(stage: str) -> None:
     marker = os.environ.get(PAUSE_FILE_ENV)
     if marker:
         Path(marker).write_text(str(os.getpid()))
-    while time.monotonic() < limit and (not marker or Path(marker).exists()):
+    from .interrupt import stop_requested
+
+    while time.monotonic() < limit and (not marker or Path(marker).exists()) \
+            and not stop_requested():  # a Ctrl-C during the pause: the run winds down
         time.sleep(0.05)
 
 
@@ -658,12 +665,15 @@ class ArchiveWriter:
 
     ``with ArchiveWriter(dir) as w: w.append(...); w.commit(ingest_row)`` -- leaving the
     block without :meth:`commit` (an exception, a kill) leaves the archive untouched; the
-    files written so far are orphans the next writer deletes.
+    files written so far are orphans the next writer deletes. A long run may
+    :meth:`checkpoint` as it goes: each one is such an atomic commit of what is written so
+    far, and leaving the block then keeps the archive as of the last one.
     """
 
     def __init__(self, archive: str | os.PathLike[str] | None = None, *,
                  ingest_id: str | None = None, lock_timeout: float | None = None,
-                 on_wait: Callable[[], None] | None = None, fast: bool = False) -> None:
+                 on_wait: Callable[[], None] | None = None, fast: bool = False,
+                 sort_parts: bool = False) -> None:
         self.root = archive_path(archive)
         self.ingest_id = ingest_id or new_ingest_id()
         policy = _LOCK_WAIT.get() or _NO_POLICY
@@ -675,6 +685,13 @@ class ArchiveWriter:
         self._files = PartitionFiles(self.root, self.ingest_id, self.ingest_id, fast)
         self._adopted: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
         self._paused_batch = False
+        self._paused_commit = False
+        #: Commits so far (checkpoints and the final one).
+        self.commits = 0
+        #: List the run's partitions in the manifest sorted by path, however the commits
+        #: interleaved them (parallel simulation tasks: ``part-<id>-<task>-<n>``), so the
+        #: row order never depends on when each task's files were committed.
+        self.sort_parts = sort_parts
         self.manifest = Manifest()
         self.game_ids = IdSet()
         self.reject_ids = IdSet()
@@ -733,11 +750,14 @@ class ArchiveWriter:
         """Abandon anything uncommitted and release the lock."""
         if not self.committed:
             self._files.abandon()
-            # this run's files, including shards helpers wrote but never handed over
+            # this run's files, including shards helpers wrote but never handed over,
+            # except what its checkpoints committed
+            kept = {rel for name in TABLES for rel in self.manifest.files(name)}
             for name in TABLES:
                 for path in (self.root / name).glob(f"part-{self.ingest_id}-*.parquet*"):
-                    with contextlib.suppress(OSError):
-                        path.unlink()
+                    if f"{name}/{path.name}" not in kept:
+                        with contextlib.suppress(OSError):
+                            path.unlink()
         else:
             self._files.finish_all()
         if self._lock is not None:
@@ -848,7 +868,22 @@ class ArchiveWriter:
 
     # -- commit
     def commit(self, ingest_row: pa.Table | None = None) -> Manifest:
-        """Make this run's partitions (and its ``ingests`` row) visible, atomically."""
+        """Make this run's partitions (and its ``ingests`` row) visible, atomically; the
+        run is over (no write after it)."""
+        return self._commit(ingest_row, final=True)
+
+    def checkpoint(self, ingest_row: pa.Table | None = None) -> Manifest:
+        """Commit what the run has written so far, atomically, and keep the run open.
+
+        A long run calls this as it goes (between chunks or batches), so that a Ctrl-C or
+        a kill loses only the work since its last checkpoint; a rerun dedupes (or skips)
+        what is stored. ``ingest_row``: the run's ``ingests`` row as of now. The run has
+        one such row: each checkpoint (and the final :meth:`commit`) replaces the one the
+        previous checkpoint stored, so after an interruption the row says what the last
+        commit stored."""
+        return self._commit(ingest_row, final=False)
+
+    def _commit(self, ingest_row: pa.Table | None, final: bool) -> Manifest:
         self._check_open()
         if ingest_row is not None:
             self.write("ingests", ingest_row)
@@ -860,9 +895,20 @@ class ArchiveWriter:
         for name in TABLES:
             if new_parts[name]:
                 _fsync_path(self.root / name, directory=True)
-        manifest = Manifest(self.manifest.generation + 1,
-                            {name: self.manifest.tables.get(name, []) + new_parts[name]
-                             for name in TABLES})
+        tables: dict[str, list[dict[str, Any]]] = {}
+        replaced: list[str] = []  # the run's previous ingests row, superseded
+        for name in TABLES:
+            before = self.manifest.tables.get(name, [])
+            mine = [p for p in before if p.get("ingest_id") == self.ingest_id]
+            others = [p for p in before if p.get("ingest_id") != self.ingest_id]
+            if name == "ingests" and new_parts[name]:
+                replaced += [p["path"] for p in mine]
+                mine = []
+            run = mine + new_parts[name]
+            if self.sort_parts:
+                run.sort(key=lambda part: str(part["path"]))
+            tables[name] = others + run
+        manifest = Manifest(self.manifest.generation + 1, tables)
         tmp = self.root / f"{MANIFEST}.tmp-{self.ingest_id}"
         try:
             with open(tmp, "w", encoding="utf-8") as handle:
@@ -872,14 +918,25 @@ class ArchiveWriter:
         except BaseException:  # a full disk: no half-written manifest stays behind
             tmp.unlink(missing_ok=True)
             raise
-        _pause("commit")
+        if not self._paused_commit:
+            self._paused_commit = os.environ.get(PAUSE_ENV) == "commit"
+            _pause("commit")
         # Block SIGINT/SIGTERM across the rename so a Ctrl-C cannot split the commit.
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             os.replace(tmp, self.root / MANIFEST)
-            self.committed = True
+            self.committed = final
+            self.manifest = manifest
+            self._adopted = {name: [] for name in TABLES}
+            self._files.parts = {name: [] for name in TABLES}
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
         _fsync_path(self.root, directory=True)
-        self.manifest = manifest
+        for rel in replaced:
+            with contextlib.suppress(OSError):
+                (self.root / rel).unlink()
+        self.commits += 1
+        if not final and os.environ.get(PAUSE_ENV) == "checkpoint" \
+                and self.commits == int(os.environ.get(PAUSE_AT_ENV, "1")):
+            _pause("checkpoint")
         return manifest

@@ -39,6 +39,7 @@ from skatlog.engine.rules import Rules
 
 from .archive import ArchiveWriter, archive_path
 from .ids import game_id_of
+from .interrupt import RunInterrupted, commit_interval, graceful_stop, stop_requested
 from .model import GameError, LogGame
 from .rows import (
     GameRowsBuilder,
@@ -290,7 +291,11 @@ def ingest_games(
 
     Valid games new to the archive are stored; games already stored, or seen earlier in the
     run, count as duplicates; invalid ones go to ``rejects`` with their raw text (once per
-    distinct raw text). Nothing is visible until the final commit.
+    distinct raw text). The run commits what it has written at a batch boundary every
+    :func:`~.interrupt.commit_interval` seconds and at the end, so a kill loses at most
+    that much; after a Ctrl-C it commits the games read so far and raises
+    :class:`~.interrupt.RunInterrupted`. The run's one ``ingests`` row is replaced at each
+    commit: it counts what is committed and lists the files read from so far.
     """
     files = list(files)
     started = datetime.now(UTC)
@@ -301,38 +306,63 @@ def ingest_games(
         if progress:
             out.print(f"waiting for another ingest into {archive_path(archive)} to finish ...")
 
-    with ArchiveWriter(archive, on_wait=waiting) as writer:
+    with ArchiveWriter(archive, on_wait=waiting) as writer, graceful_stop():
         summary = IngestSummary(writer.ingest_id, writer.root, files=len(files))
         run = _Run(writer, summary)
+        sources: set[str] = set()  # the files read from so far
+
+        def row(final: bool) -> pa.Table:
+            summary.rejected_by_code = dict(run.by_code)
+            return ingest_table(
+                ingest_id=writer.ingest_id, kind=kind, started_at=started,
+                finished_at=datetime.now(UTC), fmt=fmt,
+                files=files if final else [f for f in files if f[0] in sources],
+                seen=summary.seen, stored=summary.stored, duplicates=summary.duplicates,
+                rejected=summary.rejected, rejects_stored=summary.rejects_stored,
+                rejected_by_code=summary.rejected_by_code, skatlog_version=__version__)
+
+        interval = commit_interval()
+        since = time.monotonic()
+        stopped = False
         bar = _progress(out) if progress else None
         with bar if bar is not None else nullcontext():
             task = bar.add_task("ingest", total=None) if bar is not None else None
             source = None
             for game in games:
                 run.add(game)
-                if bar is not None and task is not None:
-                    if game.source != source:
-                        source = game.source
+                if game.source != source:
+                    source = game.source
+                    sources.add(source)
+                    if bar is not None and task is not None:
                         bar.update(task, description=Path(source).name or "ingest")
-                    if summary.seen % 1000 == 0:
-                        bar.update(task, completed=summary.seen)
+                if bar is not None and task is not None and summary.seen % 1000 == 0:
+                    bar.update(task, completed=summary.seen)
                 if len(run) >= batch_size:
                     run.flush()
+                    if time.monotonic() - since >= interval:  # what a kill can lose
+                        writer.checkpoint(row(final=False))
+                        since = time.monotonic()
+                if stop_requested():  # Ctrl-C: store what is read, then stop
+                    stopped = True
+                    break
             run.flush()
             if bar is not None and task is not None:
                 bar.update(task, completed=summary.seen, total=summary.seen or 1,
                            description="ingest")
-        summary.rejected_by_code = dict(run.by_code)
         summary.seconds = time.perf_counter() - clock
-        writer.commit(ingest_table(
-            ingest_id=writer.ingest_id, kind=kind, started_at=started,
-            finished_at=datetime.now(UTC), fmt=fmt, files=files, seen=summary.seen,
-            stored=summary.stored, duplicates=summary.duplicates, rejected=summary.rejected,
-            rejects_stored=summary.rejects_stored, rejected_by_code=summary.rejected_by_code,
-            skatlog_version=__version__,
-        ))
+        writer.commit(row(final=not stopped))
+        if stopped:
+            raise RunInterrupted(interrupted_message(summary))
     summary.seconds = time.perf_counter() - clock
     return summary
+
+
+def interrupted_message(summary: IngestSummary) -> str:
+    """The one line of an ingest stopped by Ctrl-C: what its commits stored."""
+    return (f"interrupted: {summary.stored:,} games stored in {summary.archive} "
+            f"({summary.rejects_stored:,} rejects quarantined) from the {summary.seen:,} "
+            f"records read; the same command again resumes (what is stored is skipped as "
+            f"duplicates)")
 
 
 def ingest_paths(

@@ -3,7 +3,7 @@ handles the current one) and, when asked, turned into the archive's tables."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -47,7 +47,7 @@ def iter_batches(options: SimulationOptions, start: int = 0, stop: int | None = 
 
 def iter_tables(options: SimulationOptions, start: int = 0, stop: int | None = None,
                 chunk: int = CHUNK, ingest_id: str | None = None, prefetch: bool = True
-                ) -> Iterator[tuple[BatchGames, dict[str, pa.Table]]]:
+                ) -> Generator[tuple[BatchGames, dict[str, pa.Table]], None, None]:
     """Batches with their archive tables. With ``prefetch`` the next chunk is simulated
     and converted in a background thread while the caller writes the current one; without
     it everything runs in the caller's thread (for callers that already keep every core

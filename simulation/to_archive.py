@@ -1,10 +1,11 @@
-"""Simulation runs into the archive: parallel tasks, one atomic, deduplicating commit.
+"""Simulation runs into the archive: parallel tasks, atomic deduplicating commits as it goes.
 
 The run is cut into tasks of contiguous hands; each task simulates its chunks
 (:mod:`.batches`) and writes its own partition files with the archive's writer
 (:class:`skatlog.ingest.archive.PartitionFiles`), skipping the hands the archive already
-holds (:mod:`.stored`). The parent commits every task's files in one manifest commit, in
-task order, so the stored rows never depend on the worker count.
+holds (:mod:`.stored`). The parent commits the tasks' finished chunks every few seconds
+and at the end, each commit atomic and listing the run's files in task order, so the
+stored rows never depend on the worker count, and an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,6 +29,7 @@ import pyarrow as pa
 from skatlog import __version__
 from skatlog.engine.batch import BatchGames
 from skatlog.ingest.archive import ArchiveWriter, PartitionFiles
+from skatlog.ingest.interrupt import RunInterrupted, commit_interval, graceful_stop, stop_requested
 from skatlog.ingest.rows import ingest_table
 
 from .batches import CHUNK, chunk_ranges, iter_tables
@@ -66,59 +68,84 @@ class _Task:
 
 
 @dataclass
-class _TaskResult:
-    parts: dict[str, list[dict[str, Any]]]
+class _Segment:
+    """Finished chunks of one task: written, closed, not yet committed. A task hands one
+    over every :func:`~skatlog.ingest.interrupt.commit_interval` seconds and at its end."""
+
+    task: int
+    parts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     stored: int = 0
     duplicates: int = 0
     played: int = 0
     declarer_won: int = 0
     #: Chunks (hand ranges) whose hands were all in the archive already: not simulated.
     skipped: list[tuple[int, int]] = field(default_factory=list)
-
-
-class _Cancelled(Exception):
-    """A task stopped early because the run failed or was interrupted elsewhere."""
+    #: Whether this is the task's last segment and the task did all its hands.
+    complete: bool = False
 
 
 def _run_task(task: _Task, known: np.ndarray | None, report: Progress | None,
-              cancel: threading.Event | None = None) -> _TaskResult:
+              emit: Callable[[_Segment], None], stop: Callable[[], bool],
+              interval: float) -> None:
     """Simulate ``task``'s hands and write them as partition files of the run, skipping
     hands whose id is in ``known`` (the archive's ids, sorted) or repeats within the task.
+
+    The finished chunks go to ``emit`` as segments: every ``interval`` seconds (the files
+    are closed there, so the run can commit them) and at the end. ``stop()`` is asked after
+    every chunk: when it says so, the task hands over what it finished and returns.
 
     Everything heavy here -- the kernels, numpy, pyarrow's Parquet writer -- runs without
     the GIL, so tasks on parallel threads keep every core busy end to end."""
     import numba
 
+    if stop():  # the run stopped before this task started
+        return
     numba.set_num_threads(min(task.threads, int(numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     files = PartitionFiles(Path(task.root), f"{task.ingest_id}-{task.number:05d}",
                            task.ingest_id, fast=True, sequential_ids=True,
                            flush_in_background=True)
     stored_ids = StoredIds()  # ids of this task so far
-    result = _TaskResult({})
-    todo, result.skipped = split_stored(task.options, task.start, task.stop, task.chunk,
-                                        known)
+    segment = _Segment(task.number)
+    todo, segment.skipped = split_stored(task.options, task.start, task.stop, task.chunk,
+                                         known)
+    since = time.monotonic()
     try:
-        for begin, end in result.skipped:
-            result.duplicates += end - begin
+        for begin, end in segment.skipped:
+            segment.duplicates += end - begin
             if report is not None:
                 report(end - begin)
+        stopped = False
         for begin, end in todo:
-            for batch, tables in iter_tables(task.options, begin, end, task.chunk,
-                                             task.ingest_id, task.prefetch):
-                if cancel is not None and cancel.is_set():
-                    raise _Cancelled
-                _store_chunk(batch, tables, files, stored_ids, known, result)
-                if report is not None:
-                    report(len(batch))
-        result.parts = files.finish_all()
+            chunks = iter_tables(task.options, begin, end, task.chunk, task.ingest_id,
+                                 task.prefetch)
+            try:
+                for batch, tables in chunks:
+                    _store_chunk(batch, tables, files, stored_ids, known, segment)
+                    if report is not None:
+                        report(len(batch))
+                    if stop():
+                        stopped = True
+                        break
+                    if time.monotonic() - since >= interval:
+                        segment.parts = files.finish_all()
+                        files.parts = {name: [] for name in files.parts}  # handed over
+                        emit(segment)
+                        segment = _Segment(task.number)
+                        since = time.monotonic()
+            finally:
+                chunks.close()  # a stop: the prefetched chunk is dropped
+            if stopped:
+                break
+        segment.parts = files.finish_all()
+        segment.complete = not stopped
     except BaseException:
         files.abandon()
         raise
-    return result
+    emit(segment)
 
 
 def _store_chunk(batch: BatchGames, tables: dict[str, pa.Table], files: Any,
-                 stored_ids: StoredIds, known: np.ndarray | None, result: _TaskResult
+                 stored_ids: StoredIds, known: np.ndarray | None, result: _Segment
                  ) -> None:
     """Write one simulated chunk's rows, less the hands already stored."""
     ids = tables["games"].column("game_id").to_numpy()
@@ -152,17 +179,22 @@ def simulate_to_archive(
     on_progress: Progress | None = None,
     workers: int | None = None,
 ) -> SimulationSummary:
-    """Simulate the run into the archive as one atomic, deduplicating append.
+    """Simulate the run into the archive, committing finished chunks as it goes.
 
     The run is cut into :data:`TASK`-hand tasks. With several ``workers`` (default: the
     numba thread setting, see :func:`.options.set_workers`) and at least
     :data:`PARALLEL_THRESHOLD` hands, ``workers`` tasks run at once on threads, each one
     simulating AND writing its own partition files, so all cores work end to end. The
-    writer holds the archive lock throughout and commits every task's files in one
-    manifest commit: nothing is visible before it, and an interrupted run leaves the
-    archive as it was. Hands whose id the archive already holds (a rerun of the seed) are
-    skipped; the ids of one run are consecutive (:func:`~skatlog.ingest.sim_ids.run_ids`), so they
-    never repeat within it.
+    writer holds the archive lock throughout and commits the finished chunks every
+    :func:`~skatlog.ingest.interrupt.commit_interval` seconds and at the end, each time
+    atomically (the run's partitions are listed in task order, so the stored rows never
+    depend on the worker count or on when the commits came). A kill leaves the archive as
+    of the last commit; a Ctrl-C (:func:`~skatlog.ingest.interrupt.graceful_stop`) lets
+    every task finish its chunk, commits them and raises
+    :class:`~skatlog.ingest.interrupt.RunInterrupted`. Hands whose id the archive already
+    holds (a rerun of the seed, also after an interruption) are skipped, whole chunks
+    without being simulated; the ids of one run are consecutive
+    (:func:`~skatlog.ingest.sim_ids.run_ids`), so they never repeat within it.
     """
     options = options.resolved()
     started = datetime.now(UTC)
@@ -181,79 +213,131 @@ def simulate_to_archive(
         gc.unfreeze()
 
 
+class _Committer:
+    """The run's side of the commits: adopts the segments the tasks hand over and commits
+    them, at most every ``interval`` seconds (and once at the end)."""
+
+    def __init__(self, writer: ArchiveWriter, options: SimulationOptions,
+                 summary: SimulationSummary, started: datetime, interval: float) -> None:
+        self.writer = writer
+        self.options = options
+        self.summary = summary
+        self.started = started
+        self.interval = interval
+        self.pending: list[_Segment] = []
+        self.last = time.monotonic()
+        self.complete = 0  # tasks that did all their hands
+
+    def add(self, segment: _Segment) -> None:
+        self.pending.append(segment)
+        self.complete += segment.complete
+        if time.monotonic() - self.last >= self.interval:
+            self.commit(final=False)
+
+    def commit(self, final: bool) -> None:
+        summary = self.summary
+        for segment in self.pending:
+            self.writer.adopt(segment.parts)
+            summary.stored += segment.stored
+            summary.duplicates += segment.duplicates
+            summary.played += segment.played
+            summary.declarer_won += segment.declarer_won
+            summary.skipped += segment.skipped
+        self.pending.clear()
+        if final and summary.skipped:
+            base = self.options.id_base
+            assert base is not None
+            played, won = stored_outcomes(self.writer, base, merged_ranges(summary.skipped))
+            summary.played += played
+            summary.declarer_won += won
+        row = ingest_table(
+            ingest_id=self.writer.ingest_id, kind="simulate", started_at=self.started,
+            finished_at=datetime.now(UTC), fmt=None, files=(),
+            seen=summary.stored + summary.duplicates, stored=summary.stored,
+            duplicates=summary.duplicates, rejected=0, rejects_stored=0,
+            rejected_by_code={}, skatlog_version=__version__)
+        if final:
+            self.writer.commit(row)
+        else:
+            self.writer.checkpoint(row)
+        self.last = time.monotonic()
+
+
 def _simulate_to_archive(archive: str | os.PathLike[str] | None, options: SimulationOptions,
                          chunk: int, on_progress: Progress | None, workers: int,
                          ranges: list[tuple[int, int]], parallel: bool, started: datetime,
                          clock: float, summary: SimulationSummary) -> SimulationSummary:
-    with ArchiveWriter(archive, fast=True) as writer:
+    with ArchiveWriter(archive, fast=True, sort_parts=True) as writer, graceful_stop():
         summary.target = str(writer.root)
         summary.ingest_id = writer.ingest_id
         known = writer.game_ids.sorted_ids()
-        base = options.id_base
-        assert base is not None
+        interval = commit_interval()
+        committer = _Committer(writer, options, summary, started, interval)
         # Parallel tasks (one per core) each simulate and write in their own thread;
         # a single task overlaps the two on a prefetch thread instead.
         tasks = [_Task(str(writer.root), writer.ingest_id, k, options, b, e, chunk,
                        1 if parallel else workers, prefetch=not parallel)
                  for k, (b, e) in enumerate(ranges)]
         if parallel:
-            progress: Queue[int] = Queue()
-            cancel = threading.Event()
-            pool = ThreadPoolExecutor(min(workers, len(tasks)),
-                                      thread_name_prefix="skatlog-sim")
-            try:
-                futures = [pool.submit(_run_task, t, known, progress.put, cancel)
-                           for t in tasks]
-                for result in _collect(futures, progress, on_progress):
-                    _add_result(writer, summary, result)
-            finally:
-                cancel.set()  # after an error or Ctrl-C: running tasks stop at their next
-                pool.shutdown(cancel_futures=True)  # chunk, queued ones never start
+            _run_parallel(tasks, known, workers, on_progress, committer, interval)
         else:
             for task in tasks:
-                _add_result(writer, summary, _run_task(task, known, on_progress))
-        if summary.skipped:
-            played, won = stored_outcomes(writer, base, merged_ranges(summary.skipped))
-            summary.played += played
-            summary.declarer_won += won
-        writer.commit(ingest_table(
-            ingest_id=writer.ingest_id, kind="simulate", started_at=started,
-            finished_at=datetime.now(UTC), fmt=None, files=(), seen=options.hands,
-            stored=summary.stored, duplicates=summary.duplicates, rejected=0,
-            rejects_stored=0, rejected_by_code={}, skatlog_version=__version__))
+                _run_task(task, known, on_progress, committer.add, stop_requested, interval)
+                if stop_requested():
+                    break
+        committer.commit(final=True)
+        if committer.complete < len(tasks):
+            done = summary.stored + summary.duplicates
+            raise RunInterrupted(
+                f"interrupted: {done:,} of the run's {options.hands:,} hands are stored in "
+                f"{writer.root} ({summary.stored:,} committed by this run); the same command "
+                f"again simulates only the other {options.hands - done:,}")
     summary.seconds = time.perf_counter() - clock
     return summary
 
 
-def _add_result(writer: Any, summary: SimulationSummary, result: _TaskResult) -> None:
-    writer.adopt(result.parts)
-    summary.stored += result.stored
-    summary.duplicates += result.duplicates
-    summary.played += result.played
-    summary.declarer_won += result.declarer_won
-    summary.skipped += result.skipped
+def _run_parallel(tasks: list[_Task], known: np.ndarray | None, workers: int,
+                  on_progress: Progress | None, committer: _Committer, interval: float
+                  ) -> None:
+    """Run ``tasks`` on ``workers`` threads, committing their segments as they come.
 
+    This thread relays the progress the tasks report, and stops them (at their next
+    chunk) after a Ctrl-C or when one of them failed; a failure is raised here once every
+    task has stopped (what was committed before stays)."""
+    messages: Queue[Any] = Queue()
+    cancel = threading.Event()
 
-def _collect(futures: list[Any], progress: Any, on_progress: Progress | None
-             ) -> Iterator[_TaskResult]:
-    """The tasks' results in task order, relaying (in this thread) the progress they
-    report meanwhile. A finished task puts a 0 on the queue, which wakes this loop at once
-    (polling with a timeout left the cores idle for up to that timeout at the end)."""
-    for future in futures:
-        future.add_done_callback(lambda _: progress.put(0))
-    for future in futures:
-        while not future.done():
+    def stop() -> bool:
+        return cancel.is_set() or stop_requested()
+
+    pool = ThreadPoolExecutor(min(workers, len(tasks)), thread_name_prefix="skatlog-sim")
+    try:
+        futures = [pool.submit(_run_task, t, known, messages.put, messages.put, stop,
+                               interval) for t in tasks]
+        for future in futures:  # a finished task wakes this loop at once
+            future.add_done_callback(messages.put)
+        running = len(futures)
+        while running or not messages.empty():
             try:
-                done = progress.get(timeout=1.0)
+                item = messages.get(timeout=0.5)
             except queue.Empty:
+                item = None
+            if stop_requested():
+                cancel.set()
+            if item is None:
                 continue
-            if done and on_progress is not None:
-                on_progress(done)
-        yield future.result()
-    while on_progress is not None:  # progress reported after the last result was read
-        try:
-            done = progress.get_nowait()
-        except queue.Empty:
-            break
-        if done:
-            on_progress(done)
+            if isinstance(item, int):
+                if item and on_progress is not None:
+                    on_progress(item)
+            elif isinstance(item, _Segment):
+                committer.add(item)
+            else:  # a finished task
+                running -= 1
+                if item.cancelled() or item.exception() is not None:
+                    cancel.set()
+        for future in futures:
+            if not future.cancelled():
+                future.result()  # the first failure, if any
+    finally:
+        cancel.set()  # after an error or a second Ctrl-C: running tasks stop at their
+        pool.shutdown(cancel_futures=True)  # next chunk, queued ones never start

@@ -1,4 +1,4 @@
-"""Ingest ISS files into the archive through the fast path, as one atomic run.
+"""Ingest ISS files into the archive through the fast path, committing as it goes.
 
 Accepted games go in as the kernel's columnar tables; the records it hands to the slow path
 are validated by the reference validator and stored as games or rejects exactly as
@@ -26,8 +26,9 @@ from skatlog import __version__
 from skatlog.engine.rules import ISKO_ISS, Rules
 
 from ..archive import ArchiveWriter
+from ..interrupt import RunInterrupted, commit_interval, graceful_stop, stop_requested
 from ..model import LogGame
-from ..pipeline import IngestSummary, file_digest
+from ..pipeline import IngestSummary, file_digest, interrupted_message
 from ..rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
 from ..schema import TABLES
 from ..simulated import claims_simulation, reproduce
@@ -122,9 +123,12 @@ def ingest_iss_fast(
 
     The worker processes write the partition files of the games they accept
     (:mod:`.parts`); this process dedupes their game ids in file order, validates the
-    records the kernel handed over with the reference validator, and commits everything in
-    one manifest commit. ``rules``: the rule set of records that do not name one (None:
-    each format's own, see :func:`skatlog.ingest.validate.parse_raw`).
+    records the kernel handed over with the reference validator, and commits what is done
+    at a task boundary every few seconds and at the end, each commit atomic (a Ctrl-C lets
+    the running tasks finish, commits them and raises
+    :class:`~skatlog.ingest.interrupt.RunInterrupted`). ``rules``: the rule set of records
+    that do not name one (None: each format's own, see
+    :func:`skatlog.ingest.validate.parse_raw`).
     """
     from ..validate import iter_log_games
 
@@ -134,37 +138,77 @@ def ingest_iss_fast(
     clock = time.perf_counter()
     by_code: Counter[str] = Counter()
     digests: list[tuple[str, str, int]] = []
-    with ArchiveWriter(archive, fast=fast_parquet) as writer:
+    with ArchiveWriter(archive, fast=fast_parquet) as writer, graceful_stop():
         summary = IngestSummary(writer.ingest_id, writer.root, files=len(expanded),
                                 skipped=[(str(p), why) for p, why in inputs.skipped])
         sink = _SlowSink(writer, summary, by_code)
+        commits = _Checkpoints(writer, summary, by_code, started, digests)
         for index, path in enumerate(expanded):
+            if stop_requested():
+                break
             if file_format(path) != "iss":
                 for game in iter_log_games([path], rules=rules):
                     sink.add(game)
+                    if stop_requested():
+                        break
                 sink.flush()
-                digests.append(_digest(path, hash_files))
+                digests.append(_digest(path, hash_files) if not stop_requested()
+                               else (str(path), "", path.stat().st_size))
+                commits.maybe()
                 continue
             if not hash_files or is_compressed_name(path):  # the stored bytes are hashed
                 digests.append(_digest(path, hash_files))
                 hasher = None
             else:
                 hasher = hashlib.sha256()
+            commits.current = (str(path), "", path.stat().st_size)
             _ingest_one(path, writer, sink, summary, workers=workers, chunk_bytes=chunk_bytes,
                         fast=fast_parquet, hasher=hasher, rules=rules or ISKO_ISS,
-                        prefix=f"{writer.ingest_id}-f{index:04d}", on_progress=on_progress)
-            if hasher is not None:
-                digests.append((str(path), hasher.hexdigest(), path.stat().st_size))
-        summary.rejected_by_code = dict(by_code)
+                        prefix=f"{writer.ingest_id}-f{index:04d}", on_progress=on_progress,
+                        after_batch=commits.maybe)
+            commits.current = None
+            if hasher is not None:  # a file read in part (Ctrl-C) has no digest
+                digests.append((str(path), hasher.hexdigest() if not stop_requested()
+                                else "", path.stat().st_size))
         summary.seconds = time.perf_counter() - clock
-        writer.commit(ingest_table(
-            ingest_id=writer.ingest_id, kind="ingest", started_at=started,
-            finished_at=datetime.now(UTC), fmt="iss", files=digests, seen=summary.seen,
+        writer.commit(commits.row())
+        if stop_requested():
+            raise RunInterrupted(interrupted_message(summary))
+    return summary
+
+
+class _Checkpoints:
+    """The run's commits as it goes: one at a task boundary every
+    :func:`~skatlog.ingest.interrupt.commit_interval` seconds, with the run's ``ingests``
+    row as of then (the files read so far; the one being read listed without a digest)."""
+
+    def __init__(self, writer: ArchiveWriter, summary: IngestSummary, by_code: Counter[str],
+                 started: datetime, digests: list[tuple[str, str, int]]) -> None:
+        self.writer = writer
+        self.summary = summary
+        self.by_code = by_code
+        self.started = started
+        self.digests = digests
+        self.current: tuple[str, str, int] | None = None
+        self.interval = commit_interval()
+        self.since = time.monotonic()
+
+    def row(self) -> pa.Table:
+        summary = self.summary
+        summary.rejected_by_code = dict(self.by_code)
+        files = self.digests + ([self.current] if self.current is not None else [])
+        return ingest_table(
+            ingest_id=self.writer.ingest_id, kind="ingest", started_at=self.started,
+            finished_at=datetime.now(UTC), fmt="iss", files=files, seen=summary.seen,
             stored=summary.stored, duplicates=summary.duplicates, rejected=summary.rejected,
             rejects_stored=summary.rejects_stored, rejected_by_code=summary.rejected_by_code,
-            skatlog_version=__version__,
-        ))
-    return summary
+            skatlog_version=__version__)
+
+    def maybe(self) -> None:
+        """Commit if the interval has passed (never after a Ctrl-C: the run's end commits)."""
+        if time.monotonic() - self.since >= self.interval and not stop_requested():
+            self.writer.checkpoint(self.row())
+            self.since = time.monotonic()
 
 
 def _digest(path: Path, hash_files: bool) -> tuple[str, str, int]:
@@ -173,13 +217,15 @@ def _digest(path: Path, hash_files: bool) -> tuple[str, str, int]:
 
 def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: IngestSummary,
                 *, workers: int | None, chunk_bytes: int, fast: bool, hasher: Any,
-                rules: Rules, prefix: str, on_progress: Callable[[int], None] | None) -> None:
+                rules: Rules, prefix: str, on_progress: Callable[[int], None] | None,
+                after_batch: Callable[[], None] | None = None) -> None:
     """One ISS file: workers write the accepted games' partitions, this process adopts them
     (or rewrites a task's files without the games an earlier task of the run stored)."""
     # workers drop ids the run already stored (forked: as of this file's start)
     for batch in iter_part_batches(path, writer.root, writer.ingest_id, writer.game_ids,
                                    workers=workers, chunk_bytes=chunk_bytes, fast=fast,
-                                   prefix=prefix, hasher=hasher, rules=rules):
+                                   prefix=prefix, hasher=hasher, rules=rules,
+                                   stop=stop_requested):
         summary.seen += batch.accepted
         keep = writer.game_ids.new_mask(batch.ids)
         stored = int(keep.sum())
@@ -195,6 +241,8 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
         writer.batch_done()
         if on_progress is not None:
             on_progress(summary.seen)
+        if after_batch is not None:
+            after_batch()
 
 
 def _slow_games(records: list[RawRecord], rules: Rules) -> Iterable[LogGame]:

@@ -21,7 +21,7 @@ import multiprocessing as mp
 import os
 import signal
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -152,6 +152,7 @@ def iter_part_batches(
     prefix: str | None = None,
     hasher: Any | None = None,
     rules: Rules = ISKO_ISS,
+    stop: Callable[[], bool] | None = None,
 ) -> Iterator[PartBatch]:
     """Validate an ISS file and write its accepted games' partitions, task by task.
 
@@ -162,7 +163,9 @@ def iter_part_batches(
     ``prefix`` (default ``ingest_id``; it must start with it) names the partition files
     ``part-<prefix>-c<task>-<n>``: give each file of a run its own. ``hasher`` (a hashlib
     object) is fed every byte of the (decompressed) stream, in order. ``rules``: the rule
-    set of records that do not name one.
+    set of records that do not name one. ``stop()`` is asked before each task is started:
+    once it says so, no task starts and the ones already running are still yielded (their
+    work is done), so the caller keeps consuming until the end.
     """
     global _KNOWN
     plain: str | None = None
@@ -183,6 +186,8 @@ def iter_part_batches(
         if workers <= 1:
             for number, chunks in _tasks(iter_chunks(stream, chunk_bytes),
                                          max(1, chunks_per_task), hasher, False):
+                if stop is not None and stop():
+                    return
                 yield write_task(number, chunks, *args, None, rules)
             return
         tasks = _tasks(iter_chunks(stream, chunk_bytes), max(1, chunks_per_task), hasher,
@@ -196,12 +201,19 @@ def iter_part_batches(
             pending: deque[Future[PartBatch]] = deque()
             try:
                 for number, chunks in tasks:
+                    if stop is not None and stop():
+                        break
                     pending.append(procs.submit(write_task, number, chunks, *args, plain,
                                                 rules))
                     while len(pending) >= 2 * workers:
                         yield pending.popleft().result()
+                if stop is not None and stop():
+                    for future in pending:  # not started yet: dropped
+                        future.cancel()
                 while pending:
-                    yield pending.popleft().result()
+                    future = pending.popleft()
+                    if not future.cancelled():  # running or done: its work is kept
+                        yield future.result()
             except BrokenProcessPool as err:
                 raise ArchiveError(f"{name}: a worker process died ({err}); nothing was"
                                    " committed") from None
@@ -216,7 +228,10 @@ def iter_part_batches(
 
 def _die_with_parent(parent: int) -> None:
     """Worker start-up: end this worker when the main process dies (Linux
-    PR_SET_PDEATHSIG), so a killed ingest leaves no workers behind writing orphans."""
+    PR_SET_PDEATHSIG), so a killed ingest leaves no workers behind writing orphans; and
+    ignore Ctrl-C, which the terminal sends the workers too: the main process decides
+    (it lets the running tasks finish and commits them, :mod:`skatlog.ingest.interrupt`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
     if os.getppid() != parent:  # the parent died before the prctl took effect

@@ -114,6 +114,10 @@ def ingest(
                                    batch_size=batch_size, fast=fast, rules=rules)
     except SourceError as err:
         raise _fail(str(err)) from None
+    except KeyboardInterrupt as err:  # Ctrl-C: one line, what is stored, exit 130
+        Console(stderr=True, soft_wrap=True).print(interrupted_line(err), highlight=False,
+                                                   markup=False)
+        raise typer.Exit(130) from None
     except ArchiveError as err:  # an unusable path like a missing file (2); busy, ... (1)
         raise _fail(str(err), 2 if isinstance(err, UnusableArchive) else 1) from None
     except OSError as err:  # a full or read-only disk: the run is abandoned, nothing kept
@@ -157,6 +161,21 @@ def announce_wait(root: Path, timeout: float | None) -> None:
     Console(stderr=True, soft_wrap=True).print(
         f"waiting for another ingest or simulation to release {root / '.lock'}: {limit}; "
         "Ctrl-C stops without storing anything", highlight=False, markup=False)
+
+
+def interrupted_line(err: KeyboardInterrupt, all_or_nothing: bool = False) -> str:
+    """The one line for a Ctrl-C: what the run committed (a
+    :class:`~skatlog.ingest.interrupt.RunInterrupted` says it), else that the archive keeps
+    the run's last commit, if any; ``all_or_nothing``: a run that stores nothing before it
+    completes (``simulate --out``, ``--scheduler``)."""
+    from skatlog.ingest.interrupt import RunInterrupted
+
+    if isinstance(err, RunInterrupted):
+        return err.message
+    if all_or_nothing:
+        return "interrupted: nothing of this run was stored; run the command again"
+    return ("interrupted: the archive keeps what this run committed before (if anything); "
+            "the same command again resumes from there")
 
 
 def write_failed(err: OSError, root: Path) -> str:

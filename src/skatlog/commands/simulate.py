@@ -22,7 +22,13 @@ from rich.progress import (
 from rich.text import Text
 
 from skatlog.commands._rules_option import parse_rules
-from skatlog.commands.archive import WAIT_HELP, announce_wait, refuse_to_replace, write_failed
+from skatlog.commands.archive import (
+    WAIT_HELP,
+    announce_wait,
+    interrupted_line,
+    refuse_to_replace,
+    write_failed,
+)
 from skatlog.engine.rules import ISKO
 
 #: Disk a simulated hand takes in the archive (Parquet), in bytes: 47 measured on a
@@ -201,6 +207,12 @@ def simulate(
     except SimulationError as err:
         console.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2) from None
+    except KeyboardInterrupt as err:  # Ctrl-C: one line, what is stored, exit 130
+        if bar is not None:
+            bar.stop()
+        console.print(interrupted_line(err, out is not None or scheduler is not None),
+                      highlight=False, markup=False)
+        raise typer.Exit(130) from None
     except ArchiveError as err:  # an unusable path like a usage error (2); busy, ... (1)
         console.print(f"[red]error:[/red] {escape(str(err))}")
         raise typer.Exit(2 if isinstance(err, UnusableArchive) else 1) from None
