@@ -388,9 +388,9 @@ def ingest_paths(
     not a log or a folder without one, before anything is written; the files of a folder
     that are not logs are skipped and listed in the summary (:func:`~.sniff.find_logs`).
     """
+    from .sim_claims import iter_ingest_games  # the simulator's own lines matched in batches
     from .sniff import find_logs
     from .sources import SourceError
-    from .validate import iter_log_games
 
     inputs = find_logs(paths, fmt)
     expanded = inputs.files
@@ -403,7 +403,7 @@ def ingest_paths(
                 digests.append(file_digest(path))
             except OSError as err:
                 raise SourceError(f"{path}: cannot read: {err.strerror or err}") from err
-        summary = ingest_games(iter_log_games(expanded, fmt, rules), archive, files=digests,
+        summary = ingest_games(iter_ingest_games(expanded, fmt, rules), archive, files=digests,
                                fmt=fmt, progress=progress, batch_size=batch_size,
                                console=console)
     summary.skipped = [(str(path), reason) for path, reason in inputs.skipped]

@@ -125,7 +125,10 @@ def _tags(game: LogGame) -> Mapping[str, Any]:
 
 
 def claims_simulation(game: LogGame) -> bool:
-    """Whether ``game`` carries the tags ``seed``, ``bots`` and ``hand``."""
+    """Whether ``game`` carries the tags ``seed``, ``bots`` and ``hand`` (a
+    :class:`MatchedGame` does: its text was the simulator's line)."""
+    if isinstance(game, MatchedGame):
+        return True
     tags = _tags(game)
     return all(key in tags for key in SIM_TAGS[:3])
 
@@ -250,6 +253,40 @@ def _not_reproduced(game: LogGame, claim: Claim | None, why: str) -> LogGame:
     return replace(game, warnings=(*game.warnings, warning))
 
 
+@dataclass(eq=False)
+class SimulatedSpan:
+    """Hands ``batch.start ..`` of one run, re-simulated for records that claim them
+    (:mod:`.sim_claims`), with the archive tables of the batch once asked for."""
+
+    batch: Any
+    sessions: bool
+    _tables: dict[str | None, dict[str, pa.Table]] = field(default_factory=dict)
+
+    def tables(self, ingest_id: str | None) -> dict[str, pa.Table]:
+        """The batch's ``games``, ``tricks`` and ``auction`` tables, as ``simulate
+        --archive`` stores them (made once per ingest id)."""
+        from .sim_tables import batch_tables
+
+        if ingest_id not in self._tables:
+            base = _run_base(self.batch.seed, self.batch.bots, self.sessions)
+            self._tables[ingest_id] = batch_tables(self.batch, base, self.sessions, ingest_id)
+        return self._tables[ingest_id]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchedGame(LogGame):
+    """A record whose text is, byte for byte, the line the simulator's writers give hand
+    ``row`` of ``span`` (:mod:`.sim_claims`): valid, a claim, and a match, with no parsing
+    needed. :func:`reproduce` stores it as that hand's row."""
+
+    span: SimulatedSpan | None = None
+    row: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return True
+
+
 @dataclass
 class Reproduced:
     """The outcome of :func:`reproduce`: the simulator's rows (``games`` with their
@@ -278,14 +315,22 @@ def reproduce(games: Sequence[LogGame], ingest_id: str | None = None) -> Reprodu
     out = Reproduced()
     runs: dict[tuple[int, tuple[str, str, str], bool], list[tuple[Claim, LogGame]]] = \
         defaultdict(list)
+    parts: list[dict[str, pa.Table]] = []
+    spans: dict[int, tuple[SimulatedSpan, list[int]]] = {}
     for game in games:
+        if isinstance(game, MatchedGame):  # matched by its text already: no replay
+            assert game.span is not None
+            spans.setdefault(id(game.span), (game.span, []))[1].append(game.row)
+            continue
         try:
             claim = claim_of(game)
         except ClaimError as err:
             out.logged.append(_not_reproduced(game, None, str(err)))
             continue
         runs[claim.seed, claim.bots, claim.sessions].append((claim, game))
-    parts: list[dict[str, pa.Table]] = []
+    for span, rows in spans.values():
+        out.matched += len(rows)
+        parts.append(_rows_of(span.tables(ingest_id), rows))
     for (seed, bots, sessions), items in runs.items():
         try:
             parts += _reproduce_run(seed, bots, sessions, items, ingest_id, out)

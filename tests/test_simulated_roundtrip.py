@@ -211,3 +211,49 @@ def test_an_impossible_claim_is_a_logged_game_not_a_crash(tmp_path: Path, tag: s
     assert row["origin"] == "log" and row["warnings"] == [NOT_REPRODUCED]
     game = next(iter(iter_log_games([out])))
     assert says in reproduce([game]).logged[0].warnings[-1].message
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "sgf"])
+def test_the_simulators_own_lines_are_stored_without_a_replay(simulated, fmt: str,
+                                                              tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """``simulate --out`` lines are matched by their text against the re-simulated hands
+    (:mod:`skatlog.ingest.sim_claims`), on the reference and the compiled path: none is
+    parsed or replayed. A tampered line, and in skatlog/1 the same object spaced otherwise,
+    are not the simulator's bytes: they are replayed and checked as before."""
+    import skatlog.ingest.validate as validate
+
+    root, options = simulated
+    out = tmp_path / f"x.{fmt}"
+    simulate_to_file(out, options)
+    lines = out.read_text().splitlines()
+    games = list(iter_log_games([out]))
+    played = next(i for i, g in enumerate(games)
+                  if g.record is not None and g.record.result.declarer is not None)
+    write = write_jsonl if fmt == "jsonl" else write_iss
+    lines[played] = write(_other_play(games[played]), result="none")
+    extra = 0
+    if fmt == "jsonl":  # the same hand, other bytes: replayed, and still the simulator's
+        lines.append(json.dumps(json.loads(lines[played + 1])))
+        extra = 1
+    tampered = tmp_path / f"t.{fmt}"
+    tampered.write_text("\n".join(lines) + "\n")
+    replays = []
+    original = validate.replay_parsed
+    monkeypatch.setattr(validate, "replay_parsed",
+                        lambda parsed: replays.append(1) or original(parsed))
+    paths = [("ref", lambda a: ingest_paths([tampered], a, progress=False, fast=False))]
+    if fmt == "sgf":
+        paths.append(("fast", lambda a: ingest_iss_fast([tampered], a, workers=1)))
+    for name, ingest in paths:
+        replays.clear()
+        archive = tmp_path / name
+        summary = ingest(archive)
+        assert len(replays) == 1 + extra, name
+        assert (summary.seen, summary.stored, summary.duplicates) == (HANDS + extra, HANDS,
+                                                                      extra), name
+        rows = read_table(archive, "games").to_pylist()
+        logged = [r for r in rows if r["origin"] == "log"]
+        assert [r["warnings"] for r in logged] == [[NOT_REPRODUCED]], name
+        assert _differences(archive, root, "games") == (1, 1), name

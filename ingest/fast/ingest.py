@@ -130,7 +130,7 @@ def ingest_iss_fast(
     that do not name one (None: each format's own, see
     :func:`skatlog.ingest.validate.parse_raw`).
     """
-    from ..validate import iter_log_games
+    from ..sim_claims import iter_ingest_games  # the simulator's lines matched in batches
 
     inputs = find_logs(paths)  # refuses a named file that is not a log, skips others
     expanded = inputs.files
@@ -147,7 +147,7 @@ def ingest_iss_fast(
             if stop_requested():
                 break
             if file_format(path) != "iss":
-                for game in iter_log_games([path], rules=rules):
+                for game in iter_ingest_games([path], rules=rules):
                     sink.add(game)
                     if stop_requested():
                         break
@@ -246,10 +246,11 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
 
 
 def _slow_games(records: list[RawRecord], rules: Rules) -> Iterable[LogGame]:
-    from ..validate import parse_raw, replay_parsed
+    """The records handed over, validated; the simulator's own lines matched in batches
+    (:func:`~skatlog.ingest.sim_claims.presimulated`)."""
+    from ..sim_claims import presimulated
 
-    for raw in records:
-        yield replay_parsed(parse_raw(raw, rules))
+    return presimulated(records, rules)
 
 
 def _rewrite_without(writer: ArchiveWriter, parts: dict[str, list[dict[str, Any]]],

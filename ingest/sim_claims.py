@@ -1,0 +1,136 @@
+"""Claimed simulated hands matched by their text, in batches, before anything is parsed.
+
+A log written by ``skatlog simulate --out`` (or ``export``) holds lines that claim to be
+simulated hands (:mod:`.simulated`). Parsing and replaying each one only to find it equal to
+the re-simulated hand costs far more than simulating it. So ingest first reads the claim
+from the raw text (the tags ``seed``, ``bots``, ``hand``, ``sessions`` where the writers put
+them), re-simulates every claimed stretch of a run with one ``simulate_batch`` call, builds
+the lines the writers would give those hands (:mod:`.sim_text`, held byte for byte equal
+to them by a test) and compares whole lines. A record that is exactly such a line becomes a
+:class:`~.simulated.MatchedGame`, stored as the simulator's row without being parsed. Any
+other record, a tampered one, one with other spacing or key order, one read under other
+rules, is parsed and checked exactly as before (:func:`~.simulated.reproduce`), so what is
+stored does not change, only how fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from skatlog.engine.rules import ISKO, Rules
+
+from .model import LogGame
+from .simulated import (
+    MAX_CLAIMED_INDEX,
+    MatchedGame,
+    SimulatedSpan,
+    _spans,
+    position_bots,
+)
+from .sources import RawRecord, expand_paths, iter_records
+
+#: Records matched per window: the re-simulated stretches of a window are held until the
+#: pipeline stores them (a few MB per 10,000 hands).
+WINDOW = 20_000
+#: Where the ISS writer puts a simulated hand's tags (:func:`.sim_text.iss_program`).
+ISS_CLAIM = re.compile(r"\]seed\[(\d{1,19})\]bots\[([a-z]+),([a-z]+),([a-z]+)\]"
+                       r"hand\[(\d{1,16})\](sessions\[1\])?")
+#: Where the skatlog/1 writer puts them: the last key of the object.
+JSON_CLAIM = re.compile(r',"tags":\{"seed":"(\d{1,19})","bots":"([a-z]+),([a-z]+),([a-z]+)",'
+                        r'"hand":"(\d{1,16})"(,"sessions":"1")?\}\}\Z')
+
+_Run = tuple[str, int, tuple[str, str, str], bool]  # format, seed, bots by position, sessions
+
+
+def _claim(raw: RawRecord, rules: Rules | None) -> tuple[_Run, int] | None:
+    """The run and hand index ``raw``'s text claims where the writers put them, or None
+    (then the record is parsed as any other)."""
+    from skatlog.engine.batch.games import BOT_CODES
+
+    if raw.format == "iss":
+        kind, found = "sgf", ISS_CLAIM.search(raw.text)
+    elif raw.format == "jsonl" and rules in (None, ISKO):  # no "rules" key: read as isko
+        kind, found = "jsonl", JSON_CLAIM.search(raw.text)
+    else:
+        return None
+    if found is None:
+        return None
+    seed, index = int(found.group(1)), int(found.group(5))
+    bots = (found.group(2), found.group(3), found.group(4))
+    if seed >= 1 << 63 or index >= MAX_CLAIMED_INDEX or any(b not in BOT_CODES for b in bots):
+        return None
+    return (kind, seed, position_bots(bots, index), found.group(6) is not None), index
+
+
+def match_records(raws: Sequence[RawRecord], rules: Rules | None = None
+                  ) -> dict[int, MatchedGame]:
+    """The records of ``raws`` (by position) that are exactly the simulator's line of the
+    hand they claim, each as a :class:`~.simulated.MatchedGame`; one ``simulate_batch``
+    call per stretch of claimed hands of a run (:func:`~.simulated._spans`)."""
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.engine.jit import HAVE_NUMBA
+
+    from .sim_text import batch_lines, program
+
+    if not HAVE_NUMBA:  # no simulator: every claim is checked the reference way
+        return {}
+    runs: dict[_Run, list[tuple[int, int]]] = defaultdict(list)
+    for k, raw in enumerate(raws):
+        claim = _claim(raw, rules)
+        if claim is not None:
+            runs[claim[0]].append((claim[1], k))
+    out: dict[int, MatchedGame] = {}
+    for (kind, seed, bots, sessions), items in runs.items():
+        items.sort()
+        prog = program(kind, seed, bots, sessions)
+        at = 0
+        for begin, end in _spans(sorted({index for index, _ in items})):
+            batch = simulate_batch(seed, begin, end - begin, bots)
+            lines = batch_lines(batch, prog).decode("utf-8").split("\n")
+            span = SimulatedSpan(batch, sessions)
+            while at < len(items) and items[at][0] < end:
+                index, k = items[at]
+                at += 1
+                raw = raws[k]
+                if raw.text == lines[index - begin]:
+                    out[k] = MatchedGame(source=raw.source, line=raw.line, raw="",
+                                         format=raw.format, span=span, row=index - begin)
+    return out
+
+
+def presimulated(raws: Iterable[RawRecord], rules: Rules | None = None,
+                 window: int = WINDOW) -> Iterator[LogGame]:
+    """The records of ``raws`` as validated games, in order: the simulator's own lines as
+    :class:`~.simulated.MatchedGame` (:func:`match_records`), every other one parsed and
+    replayed as :func:`~.validate.iter_log_games` does."""
+    from .validate import parse_raw, replay_parsed
+
+    buffer: list[RawRecord] = []
+
+    def drain() -> Iterator[LogGame]:
+        matched = match_records(buffer, rules)
+        for k, raw in enumerate(buffer):
+            game = matched.get(k)
+            yield game if game is not None else replay_parsed(parse_raw(raw, rules))
+        buffer.clear()
+
+    for raw in raws:
+        buffer.append(raw)
+        if len(buffer) >= window:
+            yield from drain()
+    if buffer:
+        yield from drain()
+
+
+def iter_ingest_games(paths: Iterable[str | Path] | str | Path, fmt: str = "auto",
+                      rules: Rules | None = None) -> Iterator[LogGame]:
+    """:func:`~.validate.iter_log_games` for ingest: the same games, with the records that
+    are the simulator's own lines matched in batches (:func:`presimulated`). Only ingest
+    reads :class:`~.simulated.MatchedGame` values; ``validate`` keeps the full replay."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    for path in expand_paths(paths):
+        yield from presimulated(iter_records(path, fmt), rules)
