@@ -182,7 +182,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "ingest_id": "the run's id: its UTC start time and 8 random hex digits",
         "kind": "'ingest' (log files), 'simulate' or 'append' (tables from the Python API)",
         "started_at": "when the run started (UTC)",
-        "finished_at": "when the run committed (UTC)",
+        "finished_at": "when the run committed (UTC); for an interrupted run, its last "
+                       "commit (the row is replaced at each commit)",
         "seconds": "the run's duration in seconds",
         "format": "the --format of an ingest (auto, iss, jsonl); null for simulations",
         "files": "the files read: path, sha256 of the bytes as stored, size in bytes",

@@ -104,9 +104,11 @@ def _committed_of(archive: Path, ingest_id: str) -> int:
 
 @pytest.fixture(scope="module")
 def sim_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An uninterrupted run (in this process: the rows do not depend on the chunking)."""
+    from skatlog.simulation import SimulationOptions, simulate_to_archive
+
     archive = tmp_path_factory.mktemp("sim") / "reference"
-    code, out, err = _finish(_run(_sim_args(archive)))
-    assert code == 0, out + err
+    simulate_to_archive(archive, SimulationOptions(hands=SIM_HANDS, seed=4), workers=2)
     return archive
 
 
@@ -115,39 +117,51 @@ def _sim_args(archive: Path, workers: int = 2) -> list[str]:
             "--archive", str(archive), "--no-progress"]
 
 
-@pytest.mark.parametrize(("stage", "at", "sig", "workers"), [
-    ("checkpoint", 2, signal.SIGINT, 2),   # parallel tasks, Ctrl-C after a few chunks
-    ("checkpoint", 6, signal.SIGKILL, 2),  # kill -9 mid-run
-    ("commit", 1, signal.SIGKILL, 2),      # kill -9 with a written, unrenamed manifest
-    ("checkpoint", 3, signal.SIGINT, 1),   # one task on numba's threads, Ctrl-C
-])
-def test_simulate_interrupted_then_rerun_equals_an_uninterrupted_run(
-        tmp_path: Path, sim_reference: Path, stage: str, at: int, sig: int,
-        workers: int) -> None:
-    archive = tmp_path / "arc"
-    args = _sim_args(archive, workers)
-    code, out, err = _interrupt(args, tmp_path, stage, at, sig)
+def _check_sim_interruption(archive: Path, code: int, out: str, err: str, sig: int,
+                            before: int) -> None:
+    """What one interruption left: for Ctrl-C one line, exit 130, whole chunks committed
+    (more than before it) and the run's one ingests row saying so."""
     manifest = read_manifest(archive)
     if sig == signal.SIGINT:
         assert code == 130, out + err
         line = _one_line(err)
         assert line.startswith("interrupted: ") and "the same command again" in line
-        # the Ctrl-C committed every finished chunk: a whole number of chunks, past the
-        # paused checkpoint, and the one ingests row says so
         stored = manifest.rows("games")
-        assert stored % 2_000 == 0 and 0 < stored < SIM_HANDS, stored
+        assert stored % 2_000 == 0 and before < stored < SIM_HANDS, stored
         assert f"{stored:,} of the run's {SIM_HANDS:,} hands are stored" in line
-        ingests = read_table(archive, "ingests")
-        assert ingests.num_rows == 1
-        assert ingests.column("stored").to_pylist() == [stored]
+        ingests = read_table(archive, "ingests").to_pylist()
+        assert ingests[-1]["stored"] == stored - before
     else:
         assert code == -signal.SIGKILL
-        assert manifest.generation == (at if stage == "checkpoint" else 0)
+
+
+#: Interruptions in a row, each of the rerun before: (stage, at, signal).
+SIM_CASES = {
+    "parallel tasks": (2, [("checkpoint", 2, signal.SIGINT),    # Ctrl-C after a few chunks
+                           ("checkpoint", 3, signal.SIGKILL),   # kill -9 mid-run
+                           ("commit", 1, signal.SIGKILL)]),     # ... with a manifest unrenamed
+    "one task": (1, [("checkpoint", 3, signal.SIGINT)]),        # numba's threads, Ctrl-C
+}
+
+
+@pytest.mark.parametrize("case", list(SIM_CASES))
+def test_simulate_interrupted_then_rerun_equals_an_uninterrupted_run(
+        tmp_path: Path, sim_reference: Path, case: str) -> None:
+    workers, interruptions = SIM_CASES[case]
+    archive = tmp_path / "arc"
+    args = _sim_args(archive, workers)
+    for stage, at, sig in interruptions:
+        before = read_manifest(archive).rows("games")
+        generation = read_manifest(archive).generation
+        code, out, err = _interrupt(args, tmp_path, stage, at, sig)
+        _check_sim_interruption(archive, code, out, err, sig, before)
+        if sig == signal.SIGKILL:  # the state of the commit it was paused at (or before)
+            assert read_manifest(archive).generation == generation + (
+                at if stage == "checkpoint" else 0)
+    stored = read_manifest(archive).rows("games")
     code, out, err = _finish(_run(args))
     assert code == 0, out + err
-    if manifest.rows("games"):
-        skipped = f"{manifest.rows('games'):,} stored hands were not simulated again"
-        assert skipped in out, out
+    assert f"{stored:,} stored hands were not simulated again" in out, out
     _same_rows(archive, sim_reference, ("games", "tricks", "auction"))
     assert read_table(archive, "games").num_rows == SIM_HANDS
     leftovers = {f"{p.parent.name}/{p.name}" for p in archive.rglob("*.parquet")} - {
@@ -158,11 +172,11 @@ def test_simulate_interrupted_then_rerun_equals_an_uninterrupted_run(
 
 @pytest.fixture(scope="module")
 def iss_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An ISS log of 12,000 games, with the damaged sample's records among them."""
+    """An ISS log of 10,000 games, with the damaged sample's records among them."""
     from skatlog.ingest.fast.synth import write_corpus
 
     folder = tmp_path_factory.mktemp("logs")
-    corpus = write_corpus(folder / "corpus.sgf", 12_000, seed=3, workers=2)
+    corpus = write_corpus(folder / "corpus.sgf", 10_000, seed=3, workers=2)
     log = folder / "big.sgf"
     log.write_bytes(corpus.read_bytes() + (SAMPLES / "damaged.sgf").read_bytes())
     return log
@@ -170,55 +184,58 @@ def iss_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def references(iss_log: Path) -> dict[bool, Path]:
-    """Uninterrupted ingests of the log, by path (compiled or reference)."""
+    """Uninterrupted ingests of the log (in this process), by path: compiled or reference."""
+    from skatlog.ingest.pipeline import ingest_paths
+
     out: dict[bool, Path] = {}
     for fast in (True, False):
         out[fast] = iss_log.parent / f"reference-{fast}"
-        code, text, err = _finish(_run(_ingest_args(iss_log, out[fast], fast)))
-        assert code == 0, text + err
+        ingest_paths([iss_log], out[fast], progress=False, fast=fast)
     return out
 
 
 def _ingest_args(log: Path, archive: Path, fast: bool) -> list[str]:
     return ["ingest", str(log), "--archive", str(archive), "-q",
-            "--fast" if fast else "--no-fast", "--batch-size", "1000"]
+            "--fast" if fast else "--no-fast", "--batch-size", "500"]
 
 
-@pytest.mark.parametrize(("fast", "stage", "at", "sig"), [
-    (True, "checkpoint", 2, signal.SIGINT),    # compiled path: worker processes
-    (True, "checkpoint", 3, signal.SIGKILL),
-    (False, "checkpoint", 3, signal.SIGINT),   # reference path
-    (False, "checkpoint", 2, signal.SIGKILL),
-])
+@pytest.mark.parametrize("fast", [True, False], ids=["compiled", "reference"])
 def test_ingest_interrupted_then_rerun_equals_an_uninterrupted_run(
-        tmp_path: Path, iss_log: Path, references: dict[bool, Path], fast: bool, stage: str,
-        at: int, sig: int) -> None:
+        tmp_path: Path, iss_log: Path, references: dict[bool, Path], fast: bool) -> None:
+    """Ctrl-C after the second commit, then a kill -9 of the rerun after its second, then
+    a rerun to the end."""
     reference = references[fast]
+    total = read_manifest(reference).rows("games")
     archive = tmp_path / "arc"
     args = _ingest_args(iss_log, archive, fast)
-    code, out, err = _interrupt(args, tmp_path, stage, at, sig)
-    manifest = read_manifest(archive)
-    games = manifest.rows("games")
-    assert 0 < games < 12_000
-    if sig == signal.SIGINT:
-        assert code == 130, out + err
-        line = _one_line(err)
-        assert line.startswith(f"interrupted: {games:,} games stored in {archive}"), line
-        assert "the same command again resumes" in line
-        ingests = read_table(archive, "ingests")
-        assert ingests.num_rows == 1
-        row = ingests.to_pylist()[0]
-        assert row["stored"] == games == _committed_of(archive, row["ingest_id"])
-        assert [f["path"] for f in row["files"]] == [str(iss_log)]
-        # the compiled path hashes a file as it reads it: one read in part has no digest
-        assert (row["files"][0]["sha256"] == "") == fast
-    else:
-        assert code == -signal.SIGKILL
-        assert manifest.generation == at
+    code, out, err = _interrupt(args, tmp_path, "checkpoint", 2, signal.SIGINT)
+    games = read_manifest(archive).rows("games")
+    assert 0 < games < total
+    assert code == 130, out + err
+    line = _one_line(err)
+    assert line.startswith(f"interrupted: {games:,} games stored in {archive}"), line
+    assert "the same command again resumes" in line
+    ingests = read_table(archive, "ingests")
+    assert ingests.num_rows == 1
+    row = ingests.to_pylist()[0]
+    assert row["stored"] == games == _committed_of(archive, row["ingest_id"])
+    assert [f["path"] for f in row["files"]] == [str(iss_log)]
+    # the compiled path hashes a file as it reads it: one read in part has no digest
+    assert (row["files"][0]["sha256"] == "") == fast
+
+    generation = read_manifest(archive).generation
+    code, out, err = _interrupt(args, tmp_path, "checkpoint", 2, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    manifest = read_manifest(archive)  # as of the rerun's second commit
+    assert manifest.generation == generation + 2 and manifest.rows("ingests") == 2
+    killed = read_table(archive, "ingests").to_pylist()[1]
+    assert killed["duplicates"] > 0 and killed["stored"] == _committed_of(
+        archive, killed["ingest_id"])
+
+    stored = manifest.rows("games")
     code, out, err = _finish(_run(args))
     assert code == 0, out + err
-    assert f"duplicates  {games:,}" in out, out
+    assert f"duplicates  {stored:,}" in out, out
     _same_rows(archive, reference, ("games", "tricks", "auction", "rejects"))
     runs = read_table(archive, "ingests").to_pylist()
-    assert len(runs) == 2 and runs[1]["stored"] + games == read_manifest(reference).rows(
-        "games")
+    assert len(runs) == 3 and sum(r["stored"] for r in runs) == total

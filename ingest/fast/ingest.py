@@ -235,8 +235,9 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
             writer.adopt(batch.parts)
         else:
             _rewrite_without(writer, batch.parts, batch.ids[keep])
-        for game in _slow_games(batch.slow, rules):
-            sink.add(game)
+        if not stop_requested():  # after a Ctrl-C only the compiled games are kept: the
+            for game in _slow_games(batch.slow, rules):  # slow records are the slow part,
+                sink.add(game)  # and the rerun validates them again anyway
         sink.flush()
         writer.batch_done()
         if on_progress is not None:

@@ -138,6 +138,10 @@ def _ingest_on_cluster(paths: list[Path], archive: Path | None, fmt: str, schedu
         counts = ingest_files_on_cluster(scheduler, paths, archive, fmt, staging=staging)
     except SourceError as err:
         raise _fail(str(err)) from None
+    except KeyboardInterrupt as err:  # Ctrl-C: one line, exit 130 (nothing was committed)
+        Console(stderr=True, soft_wrap=True).print(interrupted_line(err, True),
+                                                   highlight=False, markup=False)
+        raise typer.Exit(130) from None
     except (ClusterError, ArchiveError) as err:
         raise _fail(str(err), 2 if isinstance(err, UnusableArchive) else 1) from None
     console = Console(soft_wrap=True)
