@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from skatlog.engine.rules import ISKO, Rules
@@ -48,8 +49,6 @@ _Run = tuple[str, int, tuple[str, str, str], bool]  # format, seed, bots by posi
 def _claim(raw: RawRecord, rules: Rules | None) -> tuple[_Run, int] | None:
     """The run and hand index ``raw``'s text claims where the writers put them, or None
     (then the record is parsed as any other)."""
-    from skatlog.engine.batch.games import BOT_CODES
-
     if raw.format == "iss":
         kind, found = "sgf", ISS_CLAIM.search(raw.text)
     elif raw.format == "jsonl" and rules in (None, ISKO):  # no "rules" key: read as isko
@@ -58,11 +57,25 @@ def _claim(raw: RawRecord, rules: Rules | None) -> tuple[_Run, int] | None:
         return None
     if found is None:
         return None
-    seed, index = int(found.group(1)), int(found.group(5))
-    bots = (found.group(2), found.group(3), found.group(4))
-    if seed >= 1 << 63 or index >= MAX_CLAIMED_INDEX or any(b not in BOT_CODES for b in bots):
+    index = int(found.group(5))
+    if index >= MAX_CLAIMED_INDEX:
         return None
-    return (kind, seed, position_bots(bots, index), found.group(6) is not None), index
+    run = _run(kind, found.group(1), found.group(2), found.group(3), found.group(4),
+               index % 3, found.group(6) is not None)
+    return None if run is None else (run, index)
+
+
+@lru_cache(maxsize=4096)
+def _run(kind: str, seed_text: str, b0: str, b1: str, b2: str, dealer: int,
+         sessions: bool) -> _Run | None:
+    """The run of a claim's tags (bots by seat at ``dealer``), or None when they name none
+    (cached: a file holds a few runs, in a million lines)."""
+    from skatlog.engine.batch.games import BOT_CODES
+
+    seed = int(seed_text)
+    if seed >= 1 << 63 or any(b not in BOT_CODES for b in (b0, b1, b2)):
+        return None
+    return kind, seed, position_bots((b0, b1, b2), dealer), sessions
 
 
 def match_records(raws: Sequence[RawRecord], rules: Rules | None = None
