@@ -29,6 +29,11 @@ DAMAGED = 0.15  # enough damaged records that every kind of damage occurs
 #: Kernel statuses that name a rule the record breaks: the reference must name the same.
 RULE_STATUSES = {"illegal_bid", "wrong_player", "wrong_phase", "illegal_declaration",
                  "card_not_in_hand", "revoke", "play_after_end", "corrupt_card"}
+#: The error codes each kind of damage must give (a cut may fall inside a tag name: syntax).
+DAMAGE_CODES = {"card_not_held": {"card_not_in_hand"}, "revoke": {"revoke"},
+                "cut_off": {"truncated", "syntax"}, "wrong_value": {"score_mismatch"},
+                "bad_bid": {"illegal_bid"}, "junk": {"syntax"}, "missing_mv": {"syntax"},
+                "unknown_card": {"corrupt_card"}}
 
 
 def _load() -> ModuleType:
@@ -101,6 +106,8 @@ def test_undamaged_records_validate_and_damaged_ones_are_rejected(corpus) -> Non
             assert game.value_check == "ok", (line, game.value_check, record.text)
         else:
             assert not game.ok, (line, record.damage, record.text)
+            assert game.errors[0].code in DAMAGE_CODES[record.damage], \
+                (line, record.damage, game.errors[0], record.text)
             where = game.errors[0].format(str(path))
             assert where.startswith(f"{path}:{line}:"), where
 
