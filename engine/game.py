@@ -85,8 +85,10 @@ class Trick:
 
     @property
     def points(self) -> int:
-        return int(core.trick_points(*self.cards)) if len(self.cards) == 3 else sum(
-            CARD_POINTS[c] for c in self.cards)
+        if len(self.cards) == 3:  # plain ints: numba would type (slowly) each Card member
+            c0, c1, c2 = self.cards
+            return int(core.trick_points(int(c0), int(c1), int(c2)))
+        return sum(CARD_POINTS[c] for c in self.cards)
 
 
 @dataclass(frozen=True, slots=True)
