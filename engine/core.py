@@ -11,6 +11,9 @@ masks, contracts are 0..5 (diamonds, hearts, spades, clubs, grand, null), seats 
   follow, trick winner, auction steps and their errors, declaration checks, early endings,
   concessions, matadors, game value and list value.
 
+The primitives the hand loops call per card or trick are inlined into their callers at
+numba's level (``inline="always"``): a call would cost more than the rule itself.
+
 Every path calls these: the reference engine (:mod:`.game`, :mod:`.auction`, :mod:`.scoring`,
 :mod:`.tricks` are typed wrappers), the batch simulator and the rules bot
 (:mod:`.batch.kernel`, :mod:`.batch.heuristics`), the compiled ISS kernel and the archive's row
@@ -176,7 +179,7 @@ def mask_points(mask: int) -> int:
 
 
 # ------------------------------------------------------------------------ R8: play
-@njit
+@njit(inline="always")
 def follow_mask(contract: int, led: int) -> int:
     """The cards that follow a trick led by card ``led``; every card (-1) when ``led < 0``."""
     if led < 0:
@@ -184,7 +187,7 @@ def follow_mask(contract: int, led: int) -> int:
     return LED_FOLLOW[contract, led]
 
 
-@njit
+@njit(inline="always")
 def legal_cards(hand: int, follow: int) -> int:
     """The cards of ``hand`` that may be played to a trick whose :func:`follow_mask` is
     ``follow`` (R8): the cards of the led effective suit, or any card when void in it."""
@@ -192,7 +195,7 @@ def legal_cards(hand: int, follow: int) -> int:
     return legal if legal != 0 else hand
 
 
-@njit
+@njit(inline="always")
 def trick_winner(contract: int, c0: int, c1: int, c2: int) -> int:
     """Index (0..2, in play order) of the card that takes the trick (R8): the highest trump,
     else the highest card of the led effective suit. Branch-free: who wins is a coin flip
@@ -205,14 +208,14 @@ def trick_winner(contract: int, c0: int, c1: int, c2: int) -> int:
     return 2 if k2 > max(k0, k1) else best
 
 
-@njit
+@njit(inline="always")
 def beats(contract: int, card: int, best: int) -> bool:
     """Whether ``card`` beats ``best``, the card now winning the trick (R8)."""
     led = EFFECTIVE[contract, best]
     return TRICK_KEY[contract, led, card] > TRICK_KEY[contract, led, best]
 
 
-@njit
+@njit(inline="always")
 def trick_points(c0: int, c1: int, c2: int) -> int:
     """Card points of one trick (R1)."""
     return POINTS[c0] + POINTS[c1] + POINTS[c2]
@@ -278,7 +281,7 @@ def auction_error(stage: int, listener: int, to_act: int, bid: int, seat: int, c
     return 0
 
 
-@njit
+@njit(inline="always")
 def auction_step(stage: int, speaker: int, listener: int, to_act: int, bid: int, seat: int,
                  call: int) -> tuple[int, int, int, int, int, int]:
     """Apply a legal call (R4): ``(stage, speaker, listener, to_act, bid, declarer)`` after it.
@@ -391,7 +394,7 @@ END_DEFENDER_ABSENT = 8  # a defender timed out or left after the declaration
 END_PENALTY = 9  # a time-out or leave before any game was declared
 
 
-@njit
+@njit(inline="always")
 def after_trick(contract: int, schneider: bool, schwarz: bool, declarer: int, winner: int,
                 tricks: int, defender_points: int, decided: int, flags: int
                 ) -> tuple[int, bool]:
@@ -433,7 +436,7 @@ def concession_credit(contract: int, open_cards: int, skat: int, skat_in_hand: b
     return mask_points(open_cards), N_TRICKS - tricks
 
 
-@njit
+@njit(inline="always")
 def skat_points(discard0: int, discard1: int, skat0: int, skat1: int) -> int:
     """The points of the skat as it lies (R10): the two discards (``discard0 >= 0``), or the
     two skat cards as dealt when the declarer did not pick it up or has not discarded."""

@@ -407,7 +407,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         deal_out[ncards] = c
         ncards += 1
         i += 2
-        if i < me and buf[i] == 46:
+        if i < me and (buf[i] == 46 or buf[i] == 124):  # '.', or '|' between the hands
             i += 1
             if i >= me or _is_space(buf[i]):
                 return _fail(row, SYNTAX, 0)
@@ -434,7 +434,6 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     declarer = -1
     bid = 0
     skat_taken = False
-    skat_shown = False
     disc0, disc1 = -1, -1
     contract = -1
     hand = False
@@ -488,7 +487,6 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                         or not ((skat_mask >> c2) & 1):
                     return _fail(row, UNSURE, move)
                 expect_skat = False
-                skat_shown = True
                 continue
             if n == 4 and buf[as_ + 2] == 46 and (
                 (b0 == 84 and buf[as_ + 1] == 73) or (b0 == 76 and buf[as_ + 1] == 69)
@@ -518,8 +516,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         seat = who - 48
         if seat < 0 or seat > 2:
             return _fail(row, UNSURE, move)
-        if expect_skat:
-            return _fail(row, UNSURE, move)
+        expect_skat = False  # the skat's reveal is optional: a player's move may follow at once
         if phase == PH_DONE:
             return _fail(row, PLAY_AFTER_END, move)
         # ---- auction calls (R3, R4)
@@ -699,18 +696,27 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             return _fail(row, SYNTAX, move)
         d_o = m_o == 1
         d_hand, d_s, d_z = core.normalize_declaration(con, m_h == 1, m_s == 1, m_z == 1, d_o)
-        # trailing cards
+        # trailing cards ".XX.YY...": after a pick-up the two discards, and an ouvert game's ten
+        # open cards may follow (12 in all); in a hand game (or after the discard) ten open
+        # cards or none. The open cards are shown, not moves (the reader keeps none of them).
         nd = 0
         dc1 = -1
         dc2 = -1
         if k < ae:
-            if phase != PH_DISCARD or ae - k != 6 or buf[k + 3] != 46:
-                return _fail(row, UNSURE, move)  # ouvert card lists: slow path
-            dc1 = card_code[buf[k + 1], buf[k + 2]]
-            dc2 = card_code[buf[k + 4], buf[k + 5]]
-            if dc1 < 0 or dc2 < 0:
+            n_listed = (ae - k) // 3
+            if (ae - k) % 3 != 0:
                 return _fail(row, UNSURE, move)
-            nd = 2
+            for j in range(n_listed):
+                if buf[k + 3 * j] != 46 or card_code[buf[k + 3 * j + 1], buf[k + 3 * j + 2]] < 0:
+                    return _fail(row, UNSURE, move)  # not a plain card list: slow path
+            if phase == PH_DISCARD and disc0 < 0:
+                if n_listed != 2 and n_listed != 12:
+                    return _fail(row, UNSURE, move)
+                dc1 = card_code[buf[k + 1], buf[k + 2]]
+                dc2 = card_code[buf[k + 4], buf[k + 5]]
+                nd = 2
+            elif n_listed != 10:
+                return _fail(row, UNSURE, move)
         if seat != declarer:
             return _fail(row, WRONG_PLAYER, move)
         if (phase != PH_SKAT and phase != PH_DISCARD) or contract >= 0:
@@ -806,7 +812,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     row[F_VALUE] = signed
     row[F_GAME_VALUE] = game_value
     row[F_MULT] = mult
-    if extra_bid or (skat_taken and not skat_shown):
+    if extra_bid:
         return _fail(row, UNSURE, -1)
     return OK
 
@@ -865,6 +871,37 @@ def _utf8_ok(buf, s, e):
             return False
         i += n + 1
     return True
+
+
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+#: json.dumps's short escapes: \b \t \n \f \r (0 where it writes \u00XX).
+_SHORT_ESCAPE = np.zeros(32, dtype=np.uint8)
+for _code, _letter in ((8, "b"), (9, "t"), (10, "n"), (12, "f"), (13, "r")):
+    _SHORT_ESCAPE[_code] = ord(_letter)
+
+
+@njit(cache=True)
+def _put_u4(eb, ext, code):
+    """``\\uXXXX`` (lower-case hex, as json.dumps writes it) at ``eb[ext]``; the new end."""
+    eb[ext] = 92
+    eb[ext + 1] = 117
+    for j in range(4):
+        eb[ext + 2 + j] = _HEX[(code >> (12 - 4 * j)) & 15]
+    return ext + 6
+
+
+@njit(cache=True)
+def _put_json_escape(eb, ext, code):
+    """One code point as json.dumps(ensure_ascii=True) escapes it; returns the new end."""
+    if code < 32 and _SHORT_ESCAPE[code] != 0:
+        eb[ext] = 92
+        eb[ext + 1] = _SHORT_ESCAPE[code]
+        return ext + 2
+    if code > 0xFFFF:  # a surrogate pair
+        code -= 0x10000
+        ext = _put_u4(eb, ext, 0xD800 | (code >> 10))
+        return _put_u4(eb, ext, 0xDC00 | (code & 0x3FF))
+    return _put_u4(eb, ext, code)
 
 
 @njit(cache=True)
@@ -1032,16 +1069,35 @@ def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, t
         eb[ext + 2] = 32
         eb[ext + 3] = 34
         ext += 4
-        for p in range(tags[k, 1], tags[k, 2]):
+        p = tags[k, 1]
+        while p < tags[k, 2]:
             b = buf[p]
-            if b < 32 or b >= 128:  # json.dumps escapes these: not sure, slow path
+            if b >= 32 and b < 128:
+                if b == 34:
+                    eb[ext] = 92
+                    ext += 1
+                eb[ext] = b
+                ext += 1
+                p += 1
+                continue
+            # json.dumps (ensure_ascii) writes a control character or a non-ASCII one as
+            # \uXXXX (a surrogate pair above U+FFFF; \n \r \t \b \f for those five)
+            if ext + 12 > eb.shape[0]:
                 row[F_STATUS] = UNSURE
                 return
-            if b == 34:
-                eb[ext] = 92
-                ext += 1
-            eb[ext] = b
-            ext += 1
+            if b < 32:
+                code = b
+                width = 1
+            else:
+                width = 2 if b < 0xE0 else (3 if b < 0xF0 else 4)
+                if p + width > tags[k, 2] or not _utf8_ok(buf, p, p + width):
+                    row[F_STATUS] = UNSURE
+                    return
+                code = b & (0x1F if width == 2 else (0x0F if width == 3 else 0x07))
+                for q in range(1, width):
+                    code = (code << 6) | (buf[p + q] & 0x3F)
+            p += width
+            ext = _put_json_escape(eb, ext, code)
         eb[ext] = 34
         ext += 1
     eb[ext] = 125

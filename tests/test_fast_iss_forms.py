@@ -1,0 +1,73 @@
+"""Forms other programs write that the compiled ISS kernel decides itself, exactly as the
+reference reader does: '|' between the hands of the deal, an ouvert declaration listing its
+ten open cards, a pick-up the world does not answer with the skat, and tag values with
+non-ASCII or control characters (kept as json.dumps escapes them). Each record is accepted
+by the kernel (nothing goes to the slow path) and gives the reference path's rows."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from pathlib import Path
+
+import pytest
+
+from skatlog.ingest.fast import fast_validate_iss
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+r17 = _load("test_r17_play_on")
+fast_iss = _load("test_fast_iss")
+
+DEAL = ".".join((r17.FOREHAND, r17.MIDDLEHAND, r17.REARHAND, r17.SKAT))
+PLAY = " ".join(f"{(leader + k) % 3} {card}" for leader, cards in r17.CLUBS_TRICKS
+                for k, card in enumerate(cards.split()))
+
+
+def _line(moves: str, result: str, tags: str = "") -> str:
+    return (f"(;GM[Skat]PC[Other]{tags}ID[9]P0[a]P1[b]P2[c]MV[w {moves}]R[{result}] ;)")
+
+
+FORMS = {
+    "pipes_between_hands": _line(
+        f"{r17.FOREHAND}|{r17.MIDDLEHAND}|{r17.REARHAND}|{r17.SKAT} 1 p 2 p 0 18 0 CO"
+        f" {PLAY}", "d:0 loss v:-360 m:8 bidok p:78 t:8 s:0 z:0"),
+    "ouvert_lists_its_open_cards": _line(
+        f"{DEAL} 1 p 2 p 0 18 0 CO.{r17.FOREHAND} {PLAY}",
+        "d:0 loss v:-360 m:8 bidok p:78 t:8 s:0 z:0"),
+    "pick_up_without_the_skat_shown": _line(
+        f"{DEAL} 1 p 2 p 0 18 0 s 0 C.D7.D8 {PLAY}",
+        "d:0 win v:108 m:8 bidok p:78 t:8 s:0 z:0"),
+    "pick_up_discard_and_open_cards": _line(
+        f"{DEAL} 1 p 2 p 0 18 0 s w D8.D7 0 NO.D7.D8.{r17.FOREHAND}"
+        " 0 CA 1 C9 2 C7", "d:0 loss v:-92 m:0 bidok p:11 t:1 s:0 z:0"),  # R9: null lost
+    "non_ascii_and_control_characters_in_tags": _line(
+        f"{DEAL} 1 p 2 p 0 18 0 CHS {PLAY}", "d:0 loss v:-288 m:8 bidok p:78 t:8 s:0 z:0",
+        tags="CO[Grüße ☃ 😀]XX[tab\there]"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_the_kernel_decides_the_form_as_the_reference_does(form: str) -> None:
+    line = FORMS[form]
+    data = (line + "\n").encode()
+    batches = list(fast_validate_iss(io.BytesIO(data), workers=1, source="other.sgf"))
+    assert [raw.text for b in batches for raw in b.slow] == []  # the kernel itself decided
+    want = fast_iss._reference_tables(line, "other.sgf")
+    assert want is not None, "the reference path accepts the record"
+    fast_iss._assert_tables_equal(want, fast_iss._fast_tables(data, "other.sgf"))
+
+
+def test_a_listed_card_that_is_not_a_card_still_goes_to_the_reference_path() -> None:
+    line = _line(f"{DEAL} 1 p 2 p 0 18 0 CO.CJ.SJ.XX {PLAY}", "d:0 loss v:-360 m:8")
+    batch = next(iter(fast_validate_iss(io.BytesIO((line + "\n").encode()), workers=1)))
+    assert len(batch.slow) == 1
