@@ -183,12 +183,13 @@ def interrupted_line(err: KeyboardInterrupt, all_or_nothing: bool = False) -> st
 
 
 def write_failed(err: OSError, root: Path) -> str:
-    """The one line for a write that failed mid-run (a full disk, a read-only file system):
-    the run was abandoned before its commit, so the archive is as it was."""
+    """The one line for a write that failed mid-run (a full disk, a read-only file system).
+    Runs commit as they go, so the archive is as the run's last commit left it (or as it was
+    before the run, when it had not committed yet), and a rerun resumes from there."""
     what = err.strerror or str(err)
     where = f"{err.filename}: " if err.filename else ""
-    return (f"{where}{what}; the run was abandoned and nothing of it was stored "
-            f"(the archive {root} is as it was before)")
+    return (f"{where}{what}; the run was stopped and nothing after its last commit was "
+            f"stored (the archive {root} is consistent; the same command again resumes)")
 
 
 def one_line(err: Exception) -> str:
