@@ -8,4 +8,4 @@ python3 -m venv .venv
 .venv/bin/skatlog warm-up   # compile the numba kernels on both cores before the tests
 .venv/bin/ruff check .
 .venv/bin/mypy
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q --durations=15 "$@"
