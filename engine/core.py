@@ -34,6 +34,11 @@ refresh_stale_cache()  # before any compiled function below is loaded from numba
 # ------------------------------------------------------------------------ identities
 DIAMONDS, HEARTS, SPADES, CLUBS, GRAND, NULL = 0, 1, 2, 3, 4, 5
 N_CONTRACTS = 6
+#: Ramsch (option ``ramsch``): the game of an all-pass hand, each for himself. It is a game
+#: kind of the play tables (its rows are grand's: the jacks alone are trumps), never a
+#: contract a declarer names, so it sits after the ``N_CONTRACTS`` declarable ones.
+RAMSCH = 6
+N_KINDS = 7
 #: Effective-suit index of trumps (plain suits are 0..3).
 TRUMP = 4
 #: Ranks in ISS notation order ``7 8 9 T J Q K A``.
@@ -48,6 +53,12 @@ RULE_EARLY_ENDINGS = 1
 RULE_ISS_BIDS = 2
 #: R7: a null declared below the bid is scored as an overbid instead of refused.
 RULE_NULL_BELOW_BID = 4
+#: Option ``kontra_re``: a defender may say Kontra, the declarer then Re (doubling the value).
+RULE_KONTRA_RE = 8
+#: Option ``ramsch``: an all-pass hand is played as Ramsch instead of skipped.
+RULE_RAMSCH = 16
+#: Option ``bock``: Bock rounds (every list value doubled) follow certain hands.
+RULE_BOCK = 32
 
 # ------------------------------------------------------------------------ R1: cards
 #: Card points per rank: A 11, 10 10, K 4, Q 3, J 2, 9/8/7 0 (R1).
@@ -85,7 +96,7 @@ def trump_sequence(contract: int) -> tuple[int, ...]:
     """Trumps from the highest down, the sequence matadors are counted along (R12)."""
     if contract == NULL:
         return ()
-    if contract == GRAND:
+    if contract in (GRAND, RAMSCH):
         return JACK_ORDER
     return JACK_ORDER + tuple(contract * 8 + rank for rank in reversed(PLAIN_ORDER))
 
@@ -114,27 +125,28 @@ assert len(BID_LADDER) == 63 and BID_LADDER[-1] == 264 and MIN_BID == 18
 # ------------------------------------------------------------------------ rule data
 #: POINTS[card] -> card points (R1); they total 120.
 POINTS = np.array([RANK_POINTS[c & 7] for c in range(32)], dtype=np.int64)
-#: EFFECTIVE[contract, card] -> effective suit 0..3, or TRUMP (R8).
-EFFECTIVE = np.array([[effective_suit(c, k) for c in range(32)] for k in range(N_CONTRACTS)],
+#: EFFECTIVE[kind, card] -> effective suit 0..3, or TRUMP (R8); ``kind`` is a contract or
+#: RAMSCH (whose rows are grand's: the jacks alone are trumps, R19).
+EFFECTIVE = np.array([[effective_suit(c, k) for c in range(32)] for k in range(N_KINDS)],
                      dtype=np.int64)
-#: POWER[contract, card] -> strength within its effective suit (R8).
-POWER = np.array([[card_power(c, k) for c in range(32)] for k in range(N_CONTRACTS)],
+#: POWER[kind, card] -> strength within its effective suit (R8).
+POWER = np.array([[card_power(c, k) for c in range(32)] for k in range(N_KINDS)],
                  dtype=np.int64)
-#: SUIT_MASK[contract, effective suit] -> the cards of that effective suit (R8).
+#: SUIT_MASK[kind, effective suit] -> the cards of that effective suit (R8).
 SUIT_MASK = np.array([[sum(1 << c for c in range(32) if EFFECTIVE[k, c] == s)
-                       for s in range(TRUMP + 1)] for k in range(N_CONTRACTS)], dtype=np.int64)
-#: LED_FOLLOW[contract, card] -> the cards that follow a trick led by ``card`` (R8).
+                       for s in range(TRUMP + 1)] for k in range(N_KINDS)], dtype=np.int64)
+#: LED_FOLLOW[kind, card] -> the cards that follow a trick led by ``card`` (R8).
 LED_FOLLOW = np.array([[SUIT_MASK[k, EFFECTIVE[k, c]] for c in range(32)]
-                       for k in range(N_CONTRACTS)], dtype=np.int64)
+                       for k in range(N_KINDS)], dtype=np.int64)
 
 
 def _trick_keys() -> np.ndarray:
     """TRICK_KEY[contract, led suit, card] -> the card's strength in a trick whose first card
     has effective suit ``led suit``: its power, lifted above every plain card for a trump, and
     -1 for a card of another plain suit, which cannot win. The highest key takes the trick."""
-    keys = np.full((N_CONTRACTS, TRUMP + 1, 32), -1, dtype=np.int64)
+    keys = np.full((N_KINDS, TRUMP + 1, 32), -1, dtype=np.int64)
     lift = int(POWER.max()) + 1
-    for k in range(N_CONTRACTS):
+    for k in range(N_KINDS):
         for led in range(TRUMP + 1):
             for c in range(32):
                 trump = k != NULL and EFFECTIVE[k, c] == TRUMP
@@ -144,13 +156,13 @@ def _trick_keys() -> np.ndarray:
 
 
 TRICK_KEY = _trick_keys()
-#: TRUMP_SEQ[contract, i] -> the i-th highest trump (matador order, R12), -1 padded.
-TRUMP_SEQ = np.full((N_CONTRACTS, 11), -1, dtype=np.int64)
-for _k in range(N_CONTRACTS):
+#: TRUMP_SEQ[kind, i] -> the i-th highest trump (matador order, R12), -1 padded.
+TRUMP_SEQ = np.full((N_KINDS, 11), -1, dtype=np.int64)
+for _k in range(N_KINDS):
     for _i, _card in enumerate(trump_sequence(_k)):
         TRUMP_SEQ[_k, _i] = _card
-#: TRUMP_LEN[contract] -> how many trumps (11 suit, 4 grand, 0 null).
-TRUMP_LEN = np.array([len(trump_sequence(k)) for k in range(N_CONTRACTS)], dtype=np.int64)
+#: TRUMP_LEN[kind] -> how many trumps (11 suit, 4 grand and Ramsch, 0 null).
+TRUMP_LEN = np.array([len(trump_sequence(k)) for k in range(N_KINDS)], dtype=np.int64)
 LADDER = np.array(BID_LADDER, dtype=np.int64)
 N_LADDER = len(BID_LADDER)
 #: BID_KIND[value] -> 1 on the ladder (R3), 2 an ISS off-ladder bid (R18), 0 otherwise.
@@ -507,3 +519,110 @@ def score(contract: int, hand: bool, schneider_announced: bool, schwarz_announce
     if objective and not conceded:
         return True, value, value, mult, False, schneider, schwarz
     return False, -2 * value, value, mult, False, schneider, schwarz
+
+
+# ------------------------------------------------------------------------ R19-R21: options
+# The ``isko`` options of docs/rules.md "Variants": Kontra/Re (R19), Ramsch (R20), Bock (R21).
+#: Doubling calls (R19).
+CALL_KONTRA = 1
+CALL_RE = 2
+# Doubling-call errors (0: legal).
+K_NOT_PLAYED = 1  # the rule set has no Kontra/Re
+K_NO_GAME = 2  # no game has been declared (before the declaration, or a Ramsch)
+K_DEFENDERS_ONLY = 3  # Kontra is the defenders' call
+K_ONCE = 4  # Kontra (Re) is said once a game
+K_TOO_LATE = 5  # the defender who says (said) Kontra has played his first card
+K_DECLARER_ONLY = 6  # Re is the declarer's answer
+K_NO_KONTRA = 7  # Re answers a Kontra
+
+
+@njit
+def double_error(call: int, seat: int, declarer: int, declared: bool, kontra_by: int,
+                 re_said: bool, first_card_played: bool, flags: int) -> int:
+    """The ``K_*`` error of a Kontra or Re call (``CALL_KONTRA``/``CALL_RE``) by ``seat``,
+    or 0 when it is legal (R19).
+
+    A defender may say Kontra once the game is declared and before he plays his first card;
+    the declarer may then answer Re before that same defender plays his first card.
+    ``kontra_by`` is the seat that said Kontra (-1: none yet); ``first_card_played`` tells
+    whether the caller (Kontra) or the Kontra's defender (Re) has played a card.
+    """
+    if (flags & RULE_KONTRA_RE) == 0:
+        return K_NOT_PLAYED
+    if not declared or declarer < 0:
+        return K_NO_GAME
+    if call == CALL_KONTRA:
+        if seat == declarer:
+            return K_DEFENDERS_ONLY
+        if kontra_by >= 0:
+            return K_ONCE
+    else:
+        if seat != declarer:
+            return K_DECLARER_ONLY
+        if kontra_by < 0:
+            return K_NO_KONTRA
+        if re_said:
+            return K_ONCE
+    return K_TOO_LATE if first_card_played else 0
+
+
+@njit
+def doublings(kontra: bool, re: bool, bock: bool) -> int:
+    """How many times a list value is doubled: Kontra x2, Re x2 again (R19), Bock x2 (R21)."""
+    return (1 if kontra else 0) + (1 if re else 0) + (1 if bock else 0)
+
+
+@njit
+def doubled(value: int, times: int) -> int:
+    """A list value doubled ``times`` times (R19, R21)."""
+    return value << times if value >= 0 else -((-value) << times)
+
+
+@njit
+def ramsch_on_all_pass(flags: int) -> bool:
+    """R20: under ``ramsch`` an all-pass hand is played as Ramsch, otherwise skipped (R4)."""
+    return (flags & RULE_RAMSCH) != 0
+
+
+@njit
+def ramsch_score(p0: int, p1: int, p2: int, t0: int, t1: int, t2: int
+                 ) -> tuple[int, int, int, bool, bool]:
+    """Score a Ramsch (R20) from each seat's card points (the skat counted with the last
+    trick's winner) and tricks: ``(v0, v1, v2, jungfrau, durchmarsch)``.
+
+    A player who took every trick (Durchmarsch) scores +120 and the others 0. Otherwise every
+    player with the most card points scores minus his points, doubled when a player took no
+    trick (Jungfrau); the others score 0.
+    """
+    if t0 == N_TRICKS:
+        return 120, 0, 0, False, True
+    if t1 == N_TRICKS:
+        return 0, 120, 0, False, True
+    if t2 == N_TRICKS:
+        return 0, 0, 120, False, True
+    most = max(p0, max(p1, p2))
+    jungfrau = t0 == 0 or t1 == 0 or t2 == 0
+    factor = 2 if jungfrau else 1
+    v0 = -most * factor if p0 == most else 0
+    v1 = -most * factor if p1 == most else 0
+    v2 = -most * factor if p2 == most else 0
+    return v0, v1, v2, jungfrau, False
+
+
+#: R21: a list value of this size or more (won or lost, Kontra/Re counted, Bock not)
+#: earns a Bock round.
+BOCK_VALUE = 100
+
+
+@njit
+def bock_earned(contract: int, declarer_points: int, won: bool, kontra: bool, value: int,
+                flags: int) -> bool:
+    """R21: whether a hand earns a Bock round: a 60:60 split of a suit or grand game, a lost
+    game that had Kontra, or a list value (Kontra/Re counted, Bock not) of 100 or more."""
+    if (flags & RULE_BOCK) == 0 or contract < 0 or contract == RAMSCH:
+        return False
+    if contract != NULL and declarer_points == 60:
+        return True
+    if kontra and not won:
+        return True
+    return abs(value) >= BOCK_VALUE

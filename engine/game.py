@@ -31,18 +31,20 @@ from .moves import (
     Declare,
     Discard,
     Hold,
+    Kontra,
     Leave,
     Move,
     Pass,
     PickUp,
     Play,
+    Re,
     Resign,
     ShowCards,
     TimeOut,
 )
 from .rules import ISKO, Rules
 from .scoring import Score, score_game
-from .tricks import EFFECTIVE, TRUMP, legal_mask, matadors, trick_winner
+from .tricks import EFFECTIVE, TRUMP, matadors, trick_winner
 
 
 class Phase(Enum):
@@ -92,11 +94,26 @@ class Trick:
 
 
 @dataclass(frozen=True, slots=True)
+class RamschResult:
+    """A Ramsch hand's outcome (R20), by seat: card points (the skat with the last trick),
+    tricks, and list values (Bock doubling included, R21)."""
+
+    points: tuple[int, int, int]
+    tricks: tuple[int, int, int]
+    values: tuple[int, int, int]
+    jungfrau: bool
+    durchmarsch: bool
+
+
+@dataclass(frozen=True, slots=True)
 class GameResult:
     """The outcome of a hand.
 
-    ``outcome`` is ``played``, ``passed`` (all passed, R4) or ``penalty`` (no game declared
-    before someone timed out or left, R17). For played games ``score`` holds the value.
+    ``outcome`` is ``played``, ``passed`` (all passed, R4), ``ramsch`` (all passed and
+    played as Ramsch, R20; ``ramsch`` holds it) or ``penalty`` (no game declared before
+    someone timed out or left, R17). For played games ``score`` holds the value.
+    ``kontra`` is the seat that said Kontra, ``re`` whether the declarer said Re (R19);
+    ``bock`` whether the hand was played in a Bock round (R21).
     """
 
     outcome: str
@@ -110,6 +127,10 @@ class GameResult:
     declarer_tricks: int
     defender_tricks: int
     score: Score | None
+    kontra: int | None = None
+    re: bool = False
+    bock: bool = False
+    ramsch: RamschResult | None = None
 
     @property
     def won(self) -> bool:
@@ -117,8 +138,19 @@ class GameResult:
 
     @property
     def value(self) -> int:
-        """The declarer's signed list value; 0 for passed and penalty hands."""
+        """The declarer's signed list value; 0 for passed, Ramsch and penalty hands."""
         return self.score.value if self.score is not None else 0
+
+    @property
+    def seat_values(self) -> tuple[int, int, int]:
+        """Every seat's list value: the declarer's value (R16: defenders never score), or
+        each player's Ramsch result (R20)."""
+        if self.ramsch is not None:
+            return self.ramsch.values
+        values = [0, 0, 0]
+        if self.declarer is not None:
+            values[self.declarer] = self.value
+        return (values[0], values[1], values[2])
 
 
 class GameState:
@@ -130,10 +162,19 @@ class GameState:
     scored as an overbid instead of refused (R7), and ISS's off-ladder bids are accepted (R18).
     """
 
-    def __init__(self, deal: Deal, *, rules: Rules = ISKO) -> None:
+    def __init__(self, deal: Deal, *, rules: Rules = ISKO, bock: bool = False) -> None:
+        if bock and not rules.bock:
+            raise ValueError(f"a Bock hand needs the option bock (rules {rules})")
         self.deal = deal
         self.rules = rules
         self.flags = rules.flags
+        #: R21: the hand is played in a Bock round (every list value doubled).
+        self.bock = bock
+        #: The game kind in play: the declared contract, or ``core.RAMSCH`` (R20); -1 before.
+        self.kind = -1
+        #: R19: the seat that said Kontra, and whether the declarer answered Re.
+        self.kontra_by: int | None = None
+        self.re_said = False
         self.hands = [mask_of(h) for h in deal.hands]
         self.skat_mask = mask_of(deal.skat)
         self.auction = Auction(rules)
@@ -187,13 +228,30 @@ class GameState:
     def contract(self) -> Contract | None:
         return self.declaration.contract if self.declaration else None
 
+    @property
+    def ramsch(self) -> bool:
+        """The hand is a Ramsch (all passed under the option ``ramsch``, R20)."""
+        return self.kind == core.RAMSCH
+
     def legal_cards(self) -> list[Card]:
         """The cards the seat to play may play now (R8)."""
-        if self.phase is not Phase.PLAY or self.declaration is None:
+        if self.phase is not Phase.PLAY or self.kind < 0:
             return []
         seat = (self.leader + len(self.trick_cards)) % 3
         led = self.trick_cards[0] if self.trick_cards else None
-        return cards_of(legal_mask(self.hands[seat], led, self.declaration.contract))
+        follow = core.follow_mask(self.kind, -1 if led is None else int(led))
+        return cards_of(int(core.legal_cards(self.hands[seat], follow)))
+
+    def legal_doubles(self) -> list[Kontra | Re]:
+        """The Kontra and Re calls that may be made now (R19); none without ``kontra_re``."""
+        if self.phase is Phase.DONE or not self.rules.kontra_re:
+            return []
+        out: list[Kontra | Re] = []
+        for seat in (0, 1, 2):
+            for move in (Kontra(seat), Re(seat)):
+                if not self._double_error(move):
+                    out.append(move)
+        return out
 
     def legal_calls(self) -> list[AuctionCall]:
         """The auction calls the seat to speak may make now (R3, R4)."""
@@ -244,6 +302,10 @@ class GameState:
                 raise WrongPhase("the auction is over", rule="R4", move=move)
             self.auction.check(move)
             return
+        if isinstance(move, (Kontra, Re)):
+            self._check_seat_number(move)
+            self._check_double(move)
+            return
         if self.phase is Phase.AUCTION:
             raise WrongPhase(f"{type(move).__name__} during the auction", rule="R4", move=move)
         if isinstance(move, Play):
@@ -266,6 +328,33 @@ class GameState:
         else:  # pragma: no cover - exhaustive over Move
             raise RuleError(f"unknown move {move!r}", move=move)
 
+    def _double_error(self, move: Kontra | Re) -> int:
+        """The core's ``K_*`` error of a Kontra or Re now, 0 when legal (R19)."""
+        call = core.CALL_KONTRA if isinstance(move, Kontra) else core.CALL_RE
+        kontra = -1 if self.kontra_by is None else self.kontra_by
+        watched = move.seat if call == core.CALL_KONTRA else kontra
+        played = watched >= 0 and self.hands[watched].bit_count() < 10
+        declarer = -1 if self.declarer is None else self.declarer
+        return int(core.double_error(call, move.seat, declarer, self.declaration is not None,
+                                     kontra, self.re_said, played, self.flags))
+
+    def _check_double(self, move: Kontra | Re) -> None:
+        error = self._double_error(move)
+        if not error:
+            return
+        name = type(move).__name__
+        if error in (core.K_DEFENDERS_ONLY, core.K_DECLARER_ONLY):
+            who = "a defender" if error == core.K_DEFENDERS_ONLY else "the declarer"
+            raise WrongPlayer(f"only {who} says {name}", rule="R19", move=move)
+        message = {
+            core.K_NOT_PLAYED: f"{name} is not played under {self.rules} (option kontra_re)",
+            core.K_NO_GAME: f"{name} needs a declared game",
+            core.K_ONCE: f"{name} is said once a game",
+            core.K_TOO_LATE: f"{name} comes before the Kontra's defender plays his first card",
+            core.K_NO_KONTRA: "Re answers a Kontra",
+        }[error]
+        raise WrongPhase(message, rule="R19", move=move)
+
     def _check_seat_number(self, move: Move) -> None:
         if move.seat not in (0, 1, 2):
             raise WrongPlayer(f"there is no seat {move.seat}", rule="R1", move=move)
@@ -285,17 +374,16 @@ class GameState:
         hand = self.hands[seat]
         if not hand >> move.card & 1:
             raise CardNotInHand(f"seat {seat} does not hold {move.card}", rule="R8", move=move)
-        assert self.declaration is not None
         if self.trick_cards:
-            contract = self.declaration.contract
+            contract = self.kind
             led = self.trick_cards[0]
-            legal = legal_mask(hand, led, contract)
+            legal = int(core.legal_cards(hand, core.follow_mask(contract, int(led))))
             if not legal >> move.card & 1:
                 raise Revoke(
                     f"{move.card} does not follow {_suit_name(EFFECTIVE[contract][led])}"
                     f" led with {led}, though seat {seat} holds "
                     + ".".join(c.name for c in cards_of(legal)),
-                    rule="R8", move=move,
+                    rule="R20" if self.ramsch else "R8", move=move,
                 )
 
     def _check_discard(self, move: Discard) -> None:
@@ -360,6 +448,10 @@ class GameState:
             if self.phase is Phase.SKAT:
                 self.phase = Phase.PLAY
             self._maybe_start_play()
+        elif kind is Kontra:
+            self.kontra_by = move.seat
+        elif kind is Re:
+            self.re_said = True
         elif kind is Resign:
             self._resign(move.seat)
         elif kind is TimeOut or kind is Leave:
@@ -368,6 +460,11 @@ class GameState:
 
     def _auction_over(self) -> None:
         if self.auction.declarer is None:
+            if core.ramsch_on_all_pass(self.flags):  # R20: played as Ramsch, Forehand leads
+                self.kind = core.RAMSCH
+                self.phase = Phase.PLAY
+                self.leader = 0
+                return
             self._end(Ending.ALL_PASSED)
             return
         self.declarer = self.auction.declarer
@@ -379,6 +476,8 @@ class GameState:
             self.phase = Phase.PLAY
         if self.phase is Phase.PLAY:
             self.leader = 0  # R8: Forehand leads the first trick
+            assert self.declaration is not None
+            self.kind = int(self.declaration.contract)
 
     def _play(self, card: Card) -> None:
         seat = (self.leader + len(self.trick_cards)) % 3
@@ -386,9 +485,7 @@ class GameState:
         self.trick_cards.append(card)
         if len(self.trick_cards) < 3:
             return
-        assert self.declaration is not None and self.declarer is not None
-        declaration = self.declaration
-        winner = (self.leader + trick_winner(self.trick_cards, declaration.contract)) % 3
+        winner = (self.leader + trick_winner(self.trick_cards, self.kind)) % 3  # type: ignore[arg-type]
         trick = Trick(self.leader, tuple(self.trick_cards), winner)
         self.tricks.append(trick)
         self.taken_points[winner] += trick.points
@@ -396,10 +493,16 @@ class GameState:
         self.trick_cards = []
         self.leader = winner
         decided = core.END_NONE if self.decided is None else _END_CODES[self.decided]
-        ending, over = core.after_trick(
-            int(declaration.contract), declaration.schneider_announced,
-            declaration.schwarz_announced, self.declarer, winner, len(self.tricks),
-            self.defender_points, decided, self.flags)
+        declaration = self.declaration
+        if declaration is None:  # R20: a Ramsch has no declarer and no announcement
+            ending, over = core.after_trick(self.kind, False, False, -1, winner,
+                                            len(self.tricks), 0, decided, self.flags)
+        else:
+            assert self.declarer is not None
+            ending, over = core.after_trick(
+                self.kind, declaration.schneider_announced,
+                declaration.schwarz_announced, self.declarer, winner, len(self.tricks),
+                self.defender_points, decided, self.flags)
         if over:
             self._end(ENDINGS[ending])  # R9, ten tricks
         elif ending != core.END_NONE:
@@ -488,10 +591,12 @@ class GameState:
         ending = self.ending
         if ending is None or not self.finished:
             raise ValueError("the hand is not finished")
+        if self.ramsch and ending is Ending.TEN_TRICKS:
+            return self._ramsch_result()
         if ending is Ending.ALL_PASSED or self.declaration is None:
             outcome = "passed" if ending is Ending.ALL_PASSED else "penalty"
             return GameResult(outcome, ending, self.declarer, self.bid, None, 0,
-                              0, 0, 0, 0, None)
+                              0, 0, 0, 0, None, bock=self.bock)
         declarer_conceded = ending in (Ending.DECLARER_RESIGNED, Ending.DECLARER_ABSENT)
         mats = self.matadors()
         score = score_game(
@@ -503,12 +608,31 @@ class GameState:
             defender_tricks=self.defender_tricks,
             defender_points=self.defender_points,
             declarer_conceded=declarer_conceded,
+            kontra=self.kontra_by is not None,
+            re=self.re_said,
+            bock=self.bock,
         )
         return GameResult(
             "played", ending, self.declarer, self.bid, self.declaration, mats,
             self.declarer_points, self.defender_points, self.declarer_tricks,
-            self.defender_tricks, score,
+            self.defender_tricks, score, self.kontra_by, self.re_said, self.bock,
         )
+
+    def _ramsch_result(self) -> GameResult:
+        """R20: the skat goes with the last trick; each seat scored by the core; Bock (R21)
+        doubles every value."""
+        points = list(self.taken_points)
+        points[self.tricks[-1].winner] += self.skat_points
+        t = self.taken_tricks
+        v0, v1, v2, jungfrau, durchmarsch = core.ramsch_score(
+            points[0], points[1], points[2], t[0], t[1], t[2])
+        times = int(core.doublings(False, False, self.bock))
+        values = tuple(int(core.doubled(int(v), times)) for v in (v0, v1, v2))
+        ramsch = RamschResult((points[0], points[1], points[2]), (t[0], t[1], t[2]),
+                              (values[0], values[1], values[2]), bool(jungfrau),
+                              bool(durchmarsch))
+        return GameResult("ramsch", Ending.TEN_TRICKS, None, 0, None, 0, 0, 0, 0, 0, None,
+                          bock=self.bock, ramsch=ramsch)
 
 
 #: Endings by the rules core's ``END_*`` code, and back.
@@ -545,4 +669,5 @@ def all_declarations() -> list[Declaration]:
     return list(_ALL_DECLARATIONS)
 
 
-__all__ = ["Ending", "GameResult", "GameState", "Phase", "Trick", "all_declarations"]
+__all__ = ["Ending", "GameResult", "GameState", "Phase", "RamschResult", "Trick",
+           "all_declarations"]

@@ -95,5 +95,20 @@ class Leave:
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class Kontra:
+    """A defender doubles the game before his first card (option ``kontra_re``, R19)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Re:
+    """The declarer answers a Kontra, doubling again (option ``kontra_re``, R19)."""
+
+    seat: int
+
+
 AuctionCall = Bid | Hold | Pass
-Move = Bid | Hold | Pass | PickUp | Discard | Declare | Play | Resign | ShowCards | TimeOut | Leave
+Move = (Bid | Hold | Pass | PickUp | Discard | Declare | Play | Resign | ShowCards | TimeOut
+        | Leave | Kontra | Re)

@@ -13,6 +13,7 @@ from .deal import Deal
 from .game import GameState, Phase
 from .moves import Move, Play
 from .record import GameRecord
+from .rules import ISKO, Rules
 
 
 class Player(Protocol):
@@ -52,13 +53,16 @@ def play_hand(
     rng: random.Random,
     *,
     checked: bool = True,
+    rules: Rules = ISKO,
+    bock: bool = False,
 ) -> GameRecord:
     """Play one hand from ``deal`` with ``players`` sitting Forehand, Middlehand, Rearhand.
 
     ``checked`` sends every move through the validated path; ``False`` uses the fast
-    unchecked path (the players only ever choose legal moves).
+    unchecked path (the players only ever choose legal moves). ``rules`` and ``bock``: the
+    rule set, and whether the hand is played in a Bock round (R21).
     """
-    state = GameState(deal)
+    state = GameState(deal, rules=rules, bock=bock)
     apply = state.apply if checked else state.apply_unchecked
     while not state.finished:
         seat = state.to_move

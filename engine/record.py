@@ -25,11 +25,13 @@ class GameRecord:
     moves: tuple[Move, ...]
     result: GameResult = field(compare=False)
     rules: Rules = ISKO
+    #: R21: the hand was played in a Bock round (a session's fact, kept with the hand).
+    bock: bool = False
 
     @classmethod
     def from_state(cls, state: GameState) -> GameRecord:
         """The record of a finished :class:`GameState`."""
-        return cls(state.deal, tuple(state.moves), state.result(), state.rules)
+        return cls(state.deal, tuple(state.moves), state.result(), state.rules, state.bock)
 
     @property
     def recorded(self) -> bool:
@@ -68,7 +70,7 @@ class GameRecord:
 
     def replay_state(self) -> GameState:
         """Replay the moves through the validated path and return the final state."""
-        state = GameState(self.deal, rules=self.rules)
+        state = GameState(self.deal, rules=self.rules, bock=self.bock)
         for move in self.moves:
             state.apply(move)
         return state
@@ -79,13 +81,15 @@ def replay(
     moves: list[Move] | tuple[Move, ...],
     *,
     rules: Rules = ISKO,
+    bock: bool = False,
 ) -> GameRecord:
-    """Replay ``moves`` on ``deal`` under ``rules`` through the validated path.
+    """Replay ``moves`` on ``deal`` under ``rules`` (in a Bock round when ``bock``, R21)
+    through the validated path.
 
     Raises the :class:`~.errors.RuleError` of the first illegal move, or ValueError when the
     moves stop before the hand is over.
     """
-    state = GameState(deal, rules=rules)
+    state = GameState(deal, rules=rules, bock=bock)
     for move in moves:
         state.apply(move)
     return GameRecord.from_state(state)

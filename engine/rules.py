@@ -3,7 +3,8 @@
 ``isko`` is skatlog's default: the International Skat Order as docs/rules.md decides it, every
 game played to ten tricks (R9), only ladder bids (R3). ``isko+iss`` adds the conventions of the
 ISS server's records: games may stop at their decisive trick (R17), ISS's off-ladder bids are
-accepted (R18) and a null below the bid is scored as an overbid (R7). The same spelling is
+accepted (R18) and a null below the bid is scored as an overbid (R7). The house options
+``kontra_re`` (R19), ``ramsch`` (R20) and ``bock`` (R21) combine with either. The same spelling is
 used by the CLI's ``--rules``, skatlog/1's ``rules`` field and the archive's ``rules`` column.
 
 A rule set is data: its options, and the ``RULE_*`` flags of :mod:`.core` each one sets; the
@@ -49,9 +50,15 @@ RULE_SETS: dict[str, RuleSet] = {
                 "trick (R17), off-ladder bids 171/189/190 (R18), a null below the bid "
                 "scored as an overbid (R7)",
                 core.RULE_EARLY_ENDINGS | core.RULE_ISS_BIDS | core.RULE_NULL_BELOW_BID),
-            "kontra_re": RuleOption("Kontra and Re double the list value", built=False),
-            "ramsch": RuleOption("Ramsch when all pass", built=False),
-            "bock": RuleOption("Bock rounds double the list value", built=False),
+            "kontra_re": RuleOption(
+                "Kontra and Re: a defender may double the list value before his first "
+                "card, the declarer redouble (R19)", core.RULE_KONTRA_RE),
+            "ramsch": RuleOption(
+                "Ramsch when all pass: each for himself, most card points lose (R20)",
+                core.RULE_RAMSCH),
+            "bock": RuleOption(
+                "Bock rounds: the round after a 60:60, a lost game with Kontra or a list "
+                "value of 100 or more counts double (R21)", core.RULE_BOCK),
         },
     ),
     "foster": RuleSet("R. F. Foster's laws of Skat (1890s)", built=False),
@@ -110,6 +117,21 @@ class Rules:
     def iss_bids(self) -> bool:
         """R18: ISS's off-ladder bids are accepted."""
         return bool(self.flags & core.RULE_ISS_BIDS)
+
+    @property
+    def kontra_re(self) -> bool:
+        """R19: defenders may say Kontra, the declarer Re."""
+        return bool(self.flags & core.RULE_KONTRA_RE)
+
+    @property
+    def ramsch(self) -> bool:
+        """R20: an all-pass hand is played as Ramsch."""
+        return bool(self.flags & core.RULE_RAMSCH)
+
+    @property
+    def bock(self) -> bool:
+        """R21: Bock rounds follow certain hands in a session."""
+        return bool(self.flags & core.RULE_BOCK)
 
     def __str__(self) -> str:
         ordered = [o for o in RULE_SETS[self.name].options if o in self.options]
