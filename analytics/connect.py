@@ -14,6 +14,7 @@ import polars as pl
 
 from skatlog.ingest.archive import ArchiveError, read_manifest
 
+from .scoring import DEFAULT_SCORING, Scoring
 from .stats import register_wilson
 from .views import open_archive
 
@@ -22,8 +23,10 @@ class AnalyticsError(ValueError):
     """A user mistake in an analytics request: no archive there, or a bad ``--where``."""
 
 
-def connect(archive: Path | str) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection over the archive at ``archive`` with views and Wilson macros."""
+def connect(archive: Path | str, scoring: Scoring = DEFAULT_SCORING
+            ) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection over the archive at ``archive`` with views and Wilson macros;
+    the ``sessions`` view totals under ``scoring`` (:mod:`.scoring`)."""
     path = Path(archive)
     try:
         if not read_manifest(path).files("games"):
@@ -31,7 +34,7 @@ def connect(archive: Path | str) -> duckdb.DuckDBPyConnection:
                                  "(run skatlog ingest or skatlog simulate first)")
     except ArchiveError as err:
         raise AnalyticsError(str(err)) from None
-    con = open_archive(path)
+    con = open_archive(path, scoring=scoring)
     register_wilson(con)
     return con
 

@@ -6,8 +6,10 @@ right columns and no rows.
 
 ``sessions`` is derived from ``games`` (grouped by ``session_id``) rather than stored, so it
 is always consistent with the games however many ingests a session's hands came in: per
-session its origin, hands, first/last time, players (sorted), their list-value totals in the
-same order (only declarers score, R16) and the winners (every player on the top total, R2).
+session its origin, hands, first/last time, players (sorted), their totals in the same
+order and the winners (every player on the top total, R2), the table size and the scoring
+the totals follow: plain list points by default (only declarers score, R16), Seeger-Fabian
+when asked for (``open_archive(..., scoring="seeger-fabian")``, :mod:`.scoring`).
 """
 
 from __future__ import annotations
@@ -25,10 +27,31 @@ from skatlog.ingest.column_docs import comment_views
 from skatlog.ingest.computed import query_schema, table_sql, with_computed
 from skatlog.ingest.schema import TABLES
 
+from .scoring import (
+    DEFAULT_SCORING,
+    Scoring,
+    defined_expr,
+    defined_sql,
+    points_expr,
+    points_sql,
+)
+
 #: The views ``open_archive`` creates.
 VIEWS = (*TABLES, "sessions")
 
-SESSIONS_SQL = """
+#: A hand that counts for Seeger-Fabian: a game was declared and played (R14).
+_PLAYED_SQL = "outcome = 'played' AND declarer_name IS NOT NULL"
+
+
+def sessions_sql(scoring: Scoring = DEFAULT_SCORING) -> str:
+    """The ``sessions`` view's query, its ``totals`` and ``winners`` under ``scoring``.
+
+    The table of a session is every player named in its hands: 3, or 4 when the dealer sits
+    out each hand (Seeger-Fabian's +30 then goes to him too). Each hand is scored for every
+    player of the table (:func:`skatlog.analytics.scoring.points_sql`) and summed.
+    """
+    points = points_sql(scoring, played=_PLAYED_SQL, declaring="declarer_name = player")
+    return f"""
 WITH g AS (
     SELECT * FROM games WHERE session_id IS NOT NULL
 ), seats AS (
@@ -37,13 +60,18 @@ WITH g AS (
         UNION ALL SELECT session_id, middlehand FROM g
         UNION ALL SELECT session_id, rearhand FROM g
     ) WHERE player IS NOT NULL
-), scores AS (
-    SELECT session_id, declarer_name AS player, sum(value)::BIGINT AS total
-    FROM g WHERE declarer_name IS NOT NULL GROUP BY ALL
+), sizes AS (
+    SELECT session_id, count(*)::INTEGER AS table_size FROM seats GROUP BY session_id
+), scored AS (
+    SELECT g.session_id, s.player, sum({points})::BIGINT AS total
+    FROM g JOIN seats s USING (session_id) JOIN sizes USING (session_id)
+    WHERE {_PLAYED_SQL} GROUP BY ALL
 ), totals AS (
-    SELECT s.session_id, s.player, coalesce(sc.total, 0)::BIGINT AS total,
-           max(coalesce(sc.total, 0)) OVER (PARTITION BY s.session_id) AS best
-    FROM seats s LEFT JOIN scores sc USING (session_id, player)
+    SELECT s.session_id, s.player,
+           CASE WHEN {defined_sql(scoring)} THEN coalesce(sc.total, 0) END::BIGINT AS total,
+           max(CASE WHEN {defined_sql(scoring)} THEN coalesce(sc.total, 0) END)
+               OVER (PARTITION BY s.session_id) AS best
+    FROM seats s JOIN sizes USING (session_id) LEFT JOIN scored sc USING (session_id, player)
 ), per_session AS (
     SELECT session_id,
            list(player ORDER BY player) AS players,
@@ -57,20 +85,26 @@ WITH g AS (
     FROM g GROUP BY session_id
 )
 SELECT h.session_id, h.origin, h.hands, h.passed_hands, h.first_played_at,
-       h.last_played_at, p.players, p.totals, p.winners
-FROM hands h LEFT JOIN per_session p USING (session_id)
+       h.last_played_at, p.players, p.totals, p.winners, z.table_size,
+       '{scoring}' AS scoring
+FROM hands h LEFT JOIN per_session p USING (session_id) LEFT JOIN sizes z USING (session_id)
 """
+
+
+#: The default (list-point) ``sessions`` query.
+SESSIONS_SQL = sessions_sql()
 
 _CARD_NAMES_SQL = "[" + ", ".join(f"'{c.name}'" for c in Card) + "]"
 
 
 def open_archive(path: str | os.PathLike[str] | None = None,
-                 connection: duckdb.DuckDBPyConnection | None = None
-                 ) -> duckdb.DuckDBPyConnection:
+                 connection: duckdb.DuckDBPyConnection | None = None,
+                 scoring: Scoring = DEFAULT_SCORING) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with views ``games``, ``tricks``, ``auction``, ``sessions``,
     ``rejects`` and ``ingests`` over the archive (default ``data/archive`` or
     ``$SKATLOG_ARCHIVE``), plus the macro ``card_name(c)`` (card index -> ISS name ``CJ``);
     every view and column carries its description (``duckdb_columns().comment``).
+    ``sessions`` totals its players under ``scoring`` (``list`` or ``seeger-fabian``).
 
     The views see the archive as committed when this is called.
     """
@@ -84,7 +118,7 @@ def open_archive(path: str | os.PathLike[str] | None = None,
         else:
             con.register(f"_empty_{table}", _plain_empty(query_schema(table, schema)))
             con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM _empty_{table}")
-    con.execute(f"CREATE OR REPLACE VIEW sessions AS {SESSIONS_SQL}")
+    con.execute(f"CREATE OR REPLACE VIEW sessions AS {sessions_sql(scoring)}")
     con.execute(f"CREATE OR REPLACE MACRO card_name(c) AS {_CARD_NAMES_SQL}[c + 1]")
     comment_views(con)  # every column's description, for duckdb_columns() (skatlog schema)
     return con
@@ -97,10 +131,12 @@ def _plain_empty(schema: pa.Schema) -> pa.Table:
     return pa.schema(fields).empty_table()
 
 
-def lazy_frames(path: str | os.PathLike[str] | None = None) -> dict[str, pl.LazyFrame]:
+def lazy_frames(path: str | os.PathLike[str] | None = None,
+                scoring: Scoring = DEFAULT_SCORING) -> dict[str, pl.LazyFrame]:
     """The archive as polars LazyFrames: ``games``, ``tricks``, ``auction``, ``rejects`` and
     ``ingests`` scanning the committed Parquet files (empty frames with the right schema when
-    a table has no rows yet), and ``sessions`` derived from ``games`` as in the DuckDB view."""
+    a table has no rows yet), and ``sessions`` derived from ``games`` as in the DuckDB view
+    (totals under ``scoring``)."""
     root = archive_path(path)
     frames: dict[str, pl.LazyFrame] = {}
     for table, schema in TABLES.items():
@@ -114,7 +150,7 @@ def lazy_frames(path: str | os.PathLike[str] | None = None) -> dict[str, pl.Lazy
             assert isinstance(empty, pl.DataFrame)
             stored = empty.lazy()
         frames[table] = with_computed(table, stored, schema)
-    frames["sessions"] = sessions_frame(frames["games"])
+    frames["sessions"] = sessions_frame(frames["games"], scoring)
     return frames
 
 
@@ -133,18 +169,28 @@ def _scan_stored(path: str, schema: pa.Schema) -> pl.LazyFrame:
                         pl.lit(None, dtype=dtypes[name]).alias(name) for name in schema.names])
 
 
-def sessions_frame(games: pl.LazyFrame) -> pl.LazyFrame:
+def sessions_frame(games: pl.LazyFrame, scoring: Scoring = DEFAULT_SCORING) -> pl.LazyFrame:
     """Sessions from games (same columns and meaning as the ``sessions`` view, R2, R16)."""
     g = games.filter(pl.col("session_id").is_not_null())
     seats = pl.concat([
         g.select("session_id", pl.col(seat).cast(pl.String).alias("player"))
         for seat in ("forehand", "middlehand", "rearhand")
     ]).drop_nulls("player").unique()
-    scores = (g.filter(pl.col("declarer_name").is_not_null())
-              .group_by("session_id", pl.col("declarer_name").cast(pl.String).alias("player"))
-              .agg(pl.col("value").cast(pl.Int64).sum().alias("total")))
-    totals = (seats.join(scores, on=["session_id", "player"], how="left")
-              .with_columns(pl.col("total").fill_null(0))
+    sizes = seats.group_by("session_id").agg(pl.len().cast(pl.Int32).alias("table_size"))
+    played = (pl.col("outcome").cast(pl.String) == "played") & pl.col("declarer_name").is_not_null()
+    points = points_expr(
+        scoring, played=played,
+        declaring=pl.col("declarer_name").cast(pl.String) == pl.col("player"),
+        won=pl.col("won"), value=pl.col("value"), table_size=pl.col("table_size"))
+    scores = (g.filter(played).select("session_id", "declarer_name", "won", "value", "outcome")
+              .join(seats, on="session_id").join(sizes, on="session_id")
+              .group_by("session_id", "player")
+              .agg(points.sum().alias("total")))
+    defined = defined_expr(scoring, pl.col("table_size"))
+    totals = (seats.join(sizes, on="session_id").join(scores, on=["session_id", "player"],
+                                                      how="left")
+              .with_columns(pl.when(defined).then(pl.col("total").fill_null(0))
+                            .cast(pl.Int64).alias("total"))
               .sort("session_id", "player"))
     per_session = totals.group_by("session_id", maintain_order=True).agg(
         pl.col("player").alias("players"),
@@ -159,4 +205,6 @@ def sessions_frame(games: pl.LazyFrame) -> pl.LazyFrame:
         pl.col("played_at").min().alias("first_played_at"),
         pl.col("played_at").max().alias("last_played_at"),
     )
-    return hands.join(per_session, on="session_id", how="left")
+    return (hands.join(per_session, on="session_id", how="left")
+            .join(sizes, on="session_id", how="left")
+            .with_columns(pl.lit(scoring).alias("scoring")))

@@ -158,9 +158,13 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "first_played_at": "the session's first played_at (UTC)",
         "last_played_at": "the session's last played_at (UTC)",
         "players": "the session's players, sorted by name",
-        "totals": "each player's total list value, in the order of players (only "
-                  "declarers score, R16)",
+        "totals": "each player's total, in the order of players, under the view's scoring: "
+                  "list points by default (only declarers score, R16), Seeger-Fabian with "
+                  "--scoring seeger-fabian (null at a table of other than 3 or 4)",
         "winners": "every player on the top total (ties shared, R2)",
+        "table_size": "players at the session's table: 3, or 4 when the dealer sits out "
+                      "each hand",
+        "scoring": "what totals and winners follow: 'list' or 'seeger-fabian'",
     },
     "rejects": {
         "reject_id": "signed 64-bit hash of the raw text: one row per distinct record",

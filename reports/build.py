@@ -23,6 +23,7 @@ from plotly.offline import get_plotlyjs
 
 from skatlog.analytics import queries as q
 from skatlog.analytics.connect import check_where, connect
+from skatlog.analytics.scoring import DEFAULT_SCORING, LABELS, Scoring
 
 from . import figures as fg
 from .html import PLOTLY_FILE, Column, chart, esc, number, page, plural, table
@@ -56,7 +57,8 @@ def _and(where: str | None, condition: str) -> str:
 
 
 def _index(parts: Sequence[Part], overviews: Sequence[dict[str, int]],
-           overview: dict[str, int], where: str | None) -> str:
+           overview: dict[str, int], where: str | None,
+           scoring: Scoring = DEFAULT_SCORING) -> str:
     """The report's front page: the archive's counts and a link list per part."""
     items = []
     for part in parts:
@@ -67,6 +69,7 @@ def _index(parts: Sequence[Part], overviews: Sequence[dict[str, int]],
     parts_html = (f"<ul class=\"parts\">{''.join(items)}</ul>" if items
                   else '<p class="reading">No games selected.</p>')
     notes = [] if not where else [f"Filter: {where}"]
+    notes.append(f"Player and session totals: {LABELS[scoring]} (--scoring {scoring}).")
     if not any(p.simulated for p in parts):
         notes.append("No simulated games selected, so there is no strategy page.")
     frame = pl.DataFrame({"part": [p.label for p in parts], "hands": [p.hands for p in parts],
@@ -94,19 +97,20 @@ def _index(parts: Sequence[Part], overviews: Sequence[dict[str, int]],
 
 def build_report(archive: Path | str, out: Path | str = DEFAULT_OUT, where: str | None = None,
                  *, inline_js: bool = False, progress: Progress | None = None,
-                 title: str = REPORT_TITLE, links: Sequence[tuple[str, str]] = ()
-                 ) -> ReportResult:
+                 title: str = REPORT_TITLE, links: Sequence[tuple[str, str]] = (),
+                 scoring: Scoring = DEFAULT_SCORING) -> ReportResult:
     """Write the report for ``archive`` (games selected by ``where``) into ``out``.
 
     ``inline_js`` puts Plotly into every page instead of one ``plotly.min.js``; ``title``
     names the report (e.g. a club's); ``links`` are (href, label) pairs added to every
-    page's navigation (e.g. back to a web app). ``out`` is replaced whole at the end, or,
-    on any error, left as it was.
+    page's navigation (e.g. back to a web app); ``scoring`` totals players and sessions
+    (``list`` or ``seeger-fabian``, :mod:`skatlog.analytics.scoring`). ``out`` is replaced
+    whole at the end, or, on any error, left as it was.
     """
     started = time.perf_counter()
     out_dir = Path(out)
     check_target(out_dir)  # before the long work: a folder of other files is refused
-    con = connect(archive)
+    con = connect(archive, scoring)
     try:
         check_where(con, where)
         overview = q.overview(con, where)
@@ -130,7 +134,7 @@ def build_report(archive: Path | str, out: Path | str = DEFAULT_OUT, where: str 
             if not inline_js:
                 write(PLOTLY_FILE, js)
             for part, part_where, part_overview in zip(parts, wheres, overviews, strict=True):
-                ctx = Context(con, part_where, part, part_overview)
+                ctx = Context(con, part_where, part, part_overview, scoring=scoring)
                 nav = [("../index.html", "All line-ups"),
                        *((p.file, p.nav) for p in pages_for(part)), *links]
                 subtitle = plural(part.hands, "hand") + (f" where {where}" if where else "")
@@ -145,7 +149,8 @@ def build_report(archive: Path | str, out: Path | str = DEFAULT_OUT, where: str 
                     write(f"{part.slug}/{file}", data)
             step("index")
             subtitle = plural(overview["hands"], "hand") + (f" where {where}" if where else "")
-            write("index.html", page(title, _index(parts, overviews, overview, where),
+            write("index.html", page(title, _index(parts, overviews, overview, where,
+                                                   scoring),
                                      [("index.html", "All line-ups"), *links], "index.html",
                                      subtitle, plotly_js=js if inline_js else None,
                                      report_title=title))

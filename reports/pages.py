@@ -14,7 +14,8 @@ import duckdb
 import polars as pl
 
 from skatlog.analytics import queries as q
-from skatlog.analytics.seeger_fabian import player_table
+from skatlog.analytics.scoring import DEFAULT_SCORING, LABELS, Scoring
+from skatlog.analytics.seeger_fabian import player_table, session_table
 from skatlog.analytics.stats import proportion
 from skatlog.analytics.strategy import evaluate
 
@@ -35,6 +36,7 @@ class Context:
     part: Part
     overview: dict[str, int]
     files: dict[str, bytes] = field(default_factory=dict)  # CSV downloads, by file name
+    scoring: Scoring = DEFAULT_SCORING  # how player and session totals are scored
 
     def csv(self, name: str, frame: pl.DataFrame) -> None:
         """Offer ``frame`` as the download ``name`` beside the page."""
@@ -238,39 +240,80 @@ def _matadors(ctx: Context) -> str:
             + table(jacks, cols_j, "t-jacks", csv=ctx.csv))
 
 
+#: What each scoring's totals are, for the players page.
+SCORING_NOTES: dict[Scoring, str] = {
+    "list": "Totals are plain list points: the declarer scores the game's list value, the "
+            "others nothing (R16). skatlog report --scoring seeger-fabian totals them by "
+            "Seeger-Fabian instead.",
+    "seeger-fabian": "Totals are Seeger-Fabian points: the declarer scores the list value "
+                     "+50 when won and -50 when lost; each other player at the table gets "
+                     "+40 per lost game at a 3-player table and +30 at a 4-player table (the "
+                     "dealer who sits out included). Hands without a game score nothing.",
+}
+
+
+def _session_rows(sessions: pl.DataFrame) -> pl.DataFrame:
+    """The sessions view's rows with players and totals as one readable cell."""
+    rows = [{"session_id": r["session_id"], "hands": r["hands"],
+             "table_size": r["table_size"],
+             "totals": " · ".join(f"{name} {number(total)}" for name, total in
+                                  zip(r["players"] or [], r["totals"] or [], strict=True)),
+             "winners": ", ".join(r["winners"] or [])}
+            for r in sessions.iter_rows(named=True)]
+    return pl.DataFrame(rows, schema={"session_id": pl.String, "hands": pl.Int64,
+                                      "table_size": pl.Int64, "totals": pl.String,
+                                      "winners": pl.String})
+
+
 def _players(ctx: Context) -> str:
-    players = player_table(ctx.con, ctx.where, "player").sort(
+    label = LABELS[ctx.scoring]
+    sf = ctx.scoring == "seeger-fabian"
+    players = player_table(ctx.con, ctx.where, "player", scoring=ctx.scoring).sort(
         ["hands", "player"], descending=[True, False])
-    top = players.head(MAX_ROWS).sort("seeger_fabian", descending=True).head(20)
-    fig = fg.count_bars(top, "player", "seeger_fabian",
-                        "Seeger-Fabian points of the most active players",
-                        "player", "Seeger-Fabian points", categorical=True)
+    top = players.head(MAX_ROWS).sort("points", descending=True, nulls_last=True).head(20)
+    fig = fg.count_bars(top, "player", "points", f"{label.capitalize()} of the most active "
+                        "players", "player", label, categorical=True)
+    also = f" ({number(top['list_points'][0])} list points)" if sf and top.height else ""
     reading = ("No players." if top.height == 0 else
-               f"{top['player'][0]} leads with {top['seeger_fabian'][0]:,} Seeger-Fabian points "
-               f"({top['list_points'][0]:,} list points) over "
+               f"{top['player'][0]} leads with {number(top['points'][0])} {label}{also} over "
                f"{plural(top['hands'][0], 'hand')}.")
-    cols = [Column("hands", "hands", number), Column("n", "declared", number),
-            Column("k", "won", number), Column("rate", "win rate", percent),
-            Column("lo", "95 % low", percent), Column("hi", "95 % high", percent),
-            Column("list_points", "list points", number),
-            Column("seeger_fabian", "Seeger-Fabian", number)]
+    cols = [Column("hands", "hands", number)]
+    if players.height and players["sat_out"].sum():
+        cols.append(Column("sat_out", "sat out (dealer)", number))
+    cols += [Column("n", "declared", number),
+             Column("k", "won", number), Column("rate", "win rate", percent),
+             Column("lo", "95 % low", percent), Column("hi", "95 % high", percent),
+             Column("list_points", "list points", number)]
+    if sf:
+        cols.append(Column("seeger_fabian", "Seeger-Fabian", number))
     name = Column("player", "player", str, False)
     n_clubs = ctx.con.execute(f"""SELECT count(DISTINCT coalesce(nullif(club::VARCHAR, ''),
         '(no club)')) FROM games WHERE {q.where_clause(ctx.where)}""").fetchall()[0][0]
     clubs_part = ("" if n_clubs < 2 else "<h2>Per club</h2>" + table(
-        player_table(ctx.con, ctx.where, "club", first=MAX_ROWS // 2).head(MAX_ROWS * 2),
+        player_table(ctx.con, ctx.where, "club", first=MAX_ROWS // 2,
+                     scoring=ctx.scoring).head(MAX_ROWS * 2),
         [Column("club", "club", str, False), name, *cols], "t-clubs", csv=ctx.csv))
     sessions_part = ""
-    if ctx.overview["sessions"]:  # the per-session table only where sessions were recorded
-        sessions = player_table(ctx.con, ctx.where, "session", first=MAX_ROWS // 3)
+    if ctx.overview["sessions"]:  # the per-session tables only where sessions were recorded
+        totals = _session_rows(session_table(ctx.con, ctx.where, ctx.scoring,
+                                             first=MAX_ROWS // 3))
+        sessions = player_table(ctx.con, ctx.where, "session", first=MAX_ROWS // 3,
+                                scoring=ctx.scoring)
+        shown = plural(sessions["session_id"].n_unique(), "session")
         sessions_part = (
-            f"<h2>Per session (the first {plural(sessions['session_id'].n_unique(), 'session')})"
-            "</h2>" + table(sessions, [Column("session_id", "session", str, False), name,
-                                       *cols], "t-sessions", csv=ctx.csv))
+            f"<h2>Sessions (the first {shown}): {esc(label)}</h2>"
+            + table(totals, [Column("session_id", "session", str, False),
+                             Column("hands", "hands", number),
+                             Column("table_size", "players at the table", number),
+                             Column("totals", label, str, False),
+                             Column("winners", "winners", str, False)],
+                    "t-session-totals", csv=ctx.csv)
+            + f"<h2>Per session and player (the first {shown})</h2>"
+            + table(sessions, [Column("session_id", "session", str, False), name, *cols],
+                    "t-sessions", csv=ctx.csv))
     note = (f"{plural(players.height, 'player')}, the most active first. The chart shows the "
-            f"20 best of the {min(MAX_ROWS, players.height):,} most active. Seeger-Fabian: "
-            "declarer +value+50 won, value-50 lost, +40 to each other player per lost game "
-            "(a list scoring clubs use besides the plain list value).")
+            f"20 best of the {min(MAX_ROWS, players.height):,} most active. "
+            + SCORING_NOTES[ctx.scoring])
     return (chart(fig, "chart-players", reading) + f'<p class="note">{esc(note)}</p>'
             + table(players, [name, *cols], "t-players", csv=ctx.csv)
             + clubs_part + sessions_part)
@@ -370,8 +413,8 @@ PAGES: tuple[Page, ...] = (
          "win rate by seat, who wins the auction, skipped hands", _seats),
     Page("matadors.html", "Matadors and jacks", "Matadors",
          "win rate by matadors and by jacks dealt", _matadors),
-    Page("players.html", "Players", "Players", "list points and Seeger-Fabian points per "
-         "player, club and session", _players),
+    Page("players.html", "Players", "Players", "list points (or Seeger-Fabian points) per "
+         "player, club and session, and the sessions' totals", _players),
     Page("tricks.html", "Tricks", "Tricks", "points per trick and who wins which trick",
          _tricks),
     Page("strategy.html", "Strategy advice under simulation", "Strategy",

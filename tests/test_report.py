@@ -23,7 +23,6 @@ import pytest
 from typer.testing import CliRunner
 
 from skatlog.analytics.connect import connect
-from skatlog.analytics.seeger_fabian import seeger_fabian
 from skatlog.analytics.strategy import ADVICE, evaluate
 from skatlog.analytics.synthetic import write_sessions
 from skatlog.cli import app
@@ -202,19 +201,17 @@ def test_player_table_equals_sql_scoring(report: tuple[Path, ReportResult]) -> N
     rows = direct(archive, part).execute(
         "SELECT forehand, middlehand, rearhand, declarer, outcome, won, value FROM g").fetchall()
     expected: dict[str, list[int]] = {}
-    for fh, mh, rh, declarer, outcome, won, value in rows:
+    for fh, mh, rh, declarer, outcome, _won, value in rows:
         for seat, name in enumerate((fh, mh, rh)):
-            acc = expected.setdefault(name, [0, 0, 0])
+            acc = expected.setdefault(name, [0, 0])
             acc[0] += 1
-            if outcome != "played":
-                continue
-            total, other = seeger_fabian(value, won)
-            acc[1] += value if seat == declarer else 0
-            acc[2] += total if seat == declarer else other
+            if outcome == "played":
+                acc[1] += value if seat == declarer else 0
     table = tables_of(result.index.parent / part.slug / "players.html")["t-players"]
-    got = {r["player"]: [integer(r["hands"]), integer(r["list_points"]),
-                         integer(r["seeger_fabian"])] for r in table}
+    got = {r["player"]: [integer(r["hands"]), integer(r["list_points"])] for r in table}
     assert got == expected
+    # Seeger-Fabian is opt-in (--scoring seeger-fabian, tests/test_seeger_fabian_surfaces.py)
+    assert all("seeger_fabian" not in r for r in table)
     assert HOSTILE in got
 
 

@@ -65,7 +65,7 @@ def create_app(settings: WebSettings) -> FastAPI:
     board = ProgressBoard()
     gate = Gate(store, FailureLimiter(settings.login_failures, settings.login_refill_seconds))
     workers = ClubWorkers(settings.upload_workers, settings.max_queued_uploads)
-    site = ReportSite(store, settings.archive / "reports", workspace)
+    site = ReportSite(store, settings.archive / "reports", workspace, settings.scoring)
     templates = Jinja2Templates(directory=str(HERE / "templates"))  # autoescape is on for .html
 
     @asynccontextmanager

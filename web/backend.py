@@ -193,9 +193,11 @@ def _connect(archive: Path) -> Any:
     return connect(archive)
 
 
-def build_reports(club_archive: Path, out: Path, club: str) -> None:
+def build_reports(club_archive: Path, out: Path, club: str, scoring: str = "list") -> None:
     """Write the club's report pages (the ``skatlog report`` site, titled with the club's
-    name) into ``out``."""
+    name, players and sessions totalled by ``scoring``) into ``out``."""
+    from skatlog.analytics.scoring import parse_scoring
     from skatlog.reports.build import build_report
 
-    build_report(club_archive, out, title=f"Club {club} report")
+    build_report(club_archive, out, title=f"Club {club} report",
+                 scoring=parse_scoring(scoring))

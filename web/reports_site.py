@@ -38,10 +38,12 @@ class ReportSite:
            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
            "connect-src 'self'; frame-ancestors 'self'; base-uri 'none'")
 
-    def __init__(self, store: ClubStore, root: Path, workspace: Workspace) -> None:
+    def __init__(self, store: ClubStore, root: Path, workspace: Workspace,
+                 scoring: str = "list") -> None:
         self.store = store
         self.root = Path(root)
         self.workspace = workspace
+        self.scoring = scoring  # how the pages total players and sessions (--scoring)
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
@@ -66,7 +68,8 @@ class ReportSite:
         archive = self.store.club_archive(club)
         self.root.mkdir(parents=True, exist_ok=True)
         with lock, FileLock(str(self.root / f".{club}.lock")):
-            fingerprint = backend.archive_version(archive)
+            # pages built under another scoring are stale too
+            fingerprint = f"{backend.archive_version(archive)} {self.scoring}"
             stamp = site / _STAMP
             if stamp.is_file() and stamp.read_text() == fingerprint:
                 return site
@@ -75,7 +78,7 @@ class ReportSite:
             fresh = self.workspace.build_dir(f"report-{club}-")
             try:
                 if backend.has_games(archive):
-                    backend.build_reports(archive, fresh, club)
+                    backend.build_reports(archive, fresh, club, self.scoring)
                 else:
                     _empty_site(fresh, club)
                 built = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")

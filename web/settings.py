@@ -22,7 +22,8 @@ class WebSettings:
     are processed at the same time (one at a time per club); ``max_queued_uploads`` how many
     uploads one club may have in progress (429 beyond); ``login_failures`` failed token
     checks an address may make at once, one more every ``login_refill_seconds`` (429 with
-    Retry-After beyond).
+    Retry-After beyond). ``scoring`` is how the club report pages total players and
+    sessions: ``list`` (plain list points) or ``seeger-fabian``.
     """
 
     archive: Path
@@ -35,3 +36,4 @@ class WebSettings:
     max_queued_uploads: int = 16
     login_failures: int = 10
     login_refill_seconds: float = 6.0
+    scoring: str = "list"

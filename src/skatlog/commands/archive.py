@@ -233,16 +233,21 @@ def query(
     archive: Annotated[Path | None, typer.Option("--archive", help=ARCHIVE_HELP)] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="Output format.")
                    ] = OutputFormat.table,
+    scoring: Annotated[str, typer.Option("--scoring", help="How the sessions view totals "
+                                         "its players: list (default) or seeger-fabian.")
+                       ] = "list",
 ) -> None:
     """Run SQL (DuckDB) over the archive and print the result."""
     import duckdb
 
     from skatlog.analytics.views import open_archive
+    from skatlog.commands._scoring_option import parse_scoring_option
     from skatlog.ingest.archive import ArchiveError
 
+    chosen = parse_scoring_option(scoring)
     root = _existing_archive(archive)
     try:
-        con = open_archive(root)
+        con = open_archive(root, scoring=chosen)
     except (ArchiveError, duckdb.Error) as err:
         raise _fail(f"cannot open the archive: {err}") from None
     if not sql.strip(" \t\r\n;"):

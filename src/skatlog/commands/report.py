@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from skatlog.analytics.connect import AnalyticsError
+from skatlog.commands._scoring_option import SCORING_HELP, parse_scoring_option
 from skatlog.commands.archive import _fail, one_line
 from skatlog.ingest.archive import archive_path
 from skatlog.reports.build import DEFAULT_OUT, build_report
@@ -43,12 +44,14 @@ def report(
         "report's root (default).")] = False,
     progress: Annotated[bool, typer.Option(
         "--progress/--no-progress", help="Show a progress bar (on stderr).")] = True,
+    scoring: Annotated[str, typer.Option("--scoring", help=SCORING_HELP)] = "list",
 ) -> None:
     """Write the HTML report and print where the index is: per origin, bot line-up and rule
     set, pages on contracts, bidding, bid levels, seats, matadors, players, tricks and, for
     simulated games, the strategy advice."""
     import duckdb
 
+    chosen = parse_scoring_option(scoring)
     console = Console(stderr=True)
     bar = _bar(console) if progress else None
     task = bar.add_task("", total=None) if bar is not None else None
@@ -61,7 +64,7 @@ def report(
         if bar is not None:
             bar.start()
         result = build_report(archive_path(archive), out, where, inline_js=inline_js,
-                              progress=advance)
+                              progress=advance, scoring=chosen)
     except AnalyticsError as err:
         raise _fail(str(err)) from None
     except duckdb.Error as err:  # a partition missing or damaged since it was committed

@@ -46,6 +46,8 @@ def serve(
         512, min=0.001, help="Largest log after decompression (MiB): the compression-bomb "
         "guard."),
     max_line_kb: int = typer.Option(1024, min=1, help="Longest line accepted (KiB)."),
+    scoring: str = typer.Option("list", "--scoring", help="How the club report pages total "
+                                "players and sessions: list (default) or seeger-fabian."),
 ) -> None:
     """Run the club upload web app (token login, upload, results, the club's reports).
 
@@ -60,6 +62,9 @@ def serve(
     except ImportError as exc:  # the optional extra is missing
         raise typer.BadParameter(
             f"the web app needs the 'web' extra (pip install 'skatlog[web]'): {exc}") from None
+    from skatlog.commands._scoring_option import parse_scoring_option
+
+    chosen = parse_scoring_option(scoring)
     store = _store(archive)
     if not _checked(store.has_admin):
         token = _checked(store.add, _free_admin_name(store), admin=True)
@@ -68,7 +73,8 @@ def serve(
         sys.stderr.flush()
     settings = WebSettings(
         archive=archive, max_upload_bytes=int(max_upload_mb * MIB),
-        max_unpacked_bytes=int(max_unpacked_mb * MIB), max_line_bytes=max_line_kb * 1024)
+        max_unpacked_bytes=int(max_unpacked_mb * MIB), max_line_bytes=max_line_kb * 1024,
+        scoring=chosen)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
