@@ -82,22 +82,37 @@ def defined_sql(scoring: Scoring, table_size: str = "table_size") -> str:
     return f"({table_size} IN ({', '.join(str(n) for n in DEFENDER_BONUS)}))"
 
 
+def total_sql(scoring: Scoring, *, value_sum: str, won_games: str, lost_games: str,
+              lost_at_table: str, table_size: str = "table_size") -> str:
+    """SQL for one player's total over many hands at one table, from aggregates: the sum of
+    the list values of the games he declared, how many of them he won and lost, and how many
+    games the table lost in all (each a nullable count). The same sums as adding
+    :func:`points_sql` hand by hand, without a row per hand and player."""
+    value, won, lost, table_lost = (f"coalesce({x}, 0)" for x in
+                                    (value_sum, won_games, lost_games, lost_at_table))
+    if scoring == "list":
+        return f"({value})"
+    bonus = " ".join(f"WHEN {n} THEN {b}" for n, b in DEFENDER_BONUS.items())
+    return (f"(CASE WHEN {defined_sql(scoring, table_size)} THEN {value} + {WIN_BONUS} * {won}"
+            f" - {LOSS_PENALTY} * {lost}"
+            f" + (CASE {table_size} {bonus} END) * ({table_lost} - {lost}) END)")
+
+
 def defined_expr(scoring: Scoring, table_size: pl.Expr) -> pl.Expr:
     """The polars twin of :func:`defined_sql`."""
     return pl.lit(True) if scoring == "list" else table_size.is_in(list(DEFENDER_BONUS))
 
 
-def points_expr(scoring: Scoring, *, played: pl.Expr, declaring: pl.Expr,
-                won: pl.Expr, value: pl.Expr, table_size: pl.Expr) -> pl.Expr:
-    """The polars twin of :func:`points_sql` (an Int64 expression, null where undefined)."""
-    value = value.cast(pl.Int64)
+def total_expr(scoring: Scoring, *, value_sum: pl.Expr, won_games: pl.Expr,
+               lost_games: pl.Expr, lost_at_table: pl.Expr, table_size: pl.Expr) -> pl.Expr:
+    """The polars twin of :func:`total_sql` (Int64, null where the scoring is undefined)."""
+    value, won, lost, table_lost = (x.fill_null(0).cast(pl.Int64) for x in
+                                    (value_sum, won_games, lost_games, lost_at_table))
     if scoring == "list":
-        return pl.when(declaring).then(value).otherwise(0).cast(pl.Int64)
+        return value
     bonus = pl.lit(None, dtype=pl.Int64)
     for n, b in DEFENDER_BONUS.items():
         bonus = pl.when(table_size == n).then(pl.lit(b, dtype=pl.Int64)).otherwise(bonus)
-    return (pl.when(~defined_expr(scoring, table_size)).then(pl.lit(None, dtype=pl.Int64))
-            .when(~played).then(0)
-            .when(declaring).then(value + pl.when(won).then(WIN_BONUS).otherwise(-LOSS_PENALTY))
-            .when(won).then(0)
-            .otherwise(bonus).cast(pl.Int64))
+    return (pl.when(defined_expr(scoring, table_size))
+            .then(value + WIN_BONUS * won - LOSS_PENALTY * lost + bonus * (table_lost - lost))
+            .otherwise(pl.lit(None, dtype=pl.Int64)))

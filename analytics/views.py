@@ -27,14 +27,7 @@ from skatlog.ingest.column_docs import comment_views
 from skatlog.ingest.computed import query_schema, table_sql, with_computed
 from skatlog.ingest.schema import TABLES
 
-from .scoring import (
-    DEFAULT_SCORING,
-    Scoring,
-    defined_expr,
-    defined_sql,
-    points_expr,
-    points_sql,
-)
+from .scoring import DEFAULT_SCORING, Scoring, total_expr, total_sql
 
 #: The views ``open_archive`` creates.
 VIEWS = (*TABLES, "sessions")
@@ -47,10 +40,13 @@ def sessions_sql(scoring: Scoring = DEFAULT_SCORING) -> str:
     """The ``sessions`` view's query, its ``totals`` and ``winners`` under ``scoring``.
 
     The table of a session is every player named in its hands: 3, or 4 when the dealer sits
-    out each hand (Seeger-Fabian's +30 then goes to him too). Each hand is scored for every
-    player of the table (:func:`skatlog.analytics.scoring.points_sql`) and summed.
+    out each hand (Seeger-Fabian's +30 then goes to him too). A player's total comes from
+    per-declarer sums and the games the table lost (:func:`~.scoring.total_sql`), so the
+    view reads each hand once whatever the scoring.
     """
-    points = points_sql(scoring, played=_PLAYED_SQL, declaring="declarer_name = player")
+    total = total_sql(scoring, value_sum="sc.value_sum", won_games="sc.won_games",
+                      lost_games="sc.lost_games", lost_at_table="z.lost_at_table",
+                      table_size="z.table_size")
     return f"""
 WITH g AS (
     SELECT * FROM games WHERE session_id IS NOT NULL
@@ -60,18 +56,21 @@ WITH g AS (
         UNION ALL SELECT session_id, middlehand FROM g
         UNION ALL SELECT session_id, rearhand FROM g
     ) WHERE player IS NOT NULL
+), scores AS (
+    SELECT session_id, declarer_name AS player, sum(value)::BIGINT AS value_sum,
+           count_if({_PLAYED_SQL} AND won) AS won_games,
+           count_if({_PLAYED_SQL} AND NOT won) AS lost_games
+    FROM g WHERE declarer_name IS NOT NULL GROUP BY ALL
 ), sizes AS (
-    SELECT session_id, count(*)::INTEGER AS table_size FROM seats GROUP BY session_id
-), scored AS (
-    SELECT g.session_id, s.player, sum({points})::BIGINT AS total
-    FROM g JOIN seats s USING (session_id) JOIN sizes USING (session_id)
-    WHERE {_PLAYED_SQL} GROUP BY ALL
+    SELECT s.session_id, count(*)::INTEGER AS table_size,
+           any_value(l.lost_at_table) AS lost_at_table
+    FROM seats s LEFT JOIN (SELECT session_id, count_if({_PLAYED_SQL} AND NOT won)
+                            AS lost_at_table FROM g GROUP BY session_id) l USING (session_id)
+    GROUP BY s.session_id
 ), totals AS (
-    SELECT s.session_id, s.player,
-           CASE WHEN {defined_sql(scoring)} THEN coalesce(sc.total, 0) END::BIGINT AS total,
-           max(CASE WHEN {defined_sql(scoring)} THEN coalesce(sc.total, 0) END)
-               OVER (PARTITION BY s.session_id) AS best
-    FROM seats s JOIN sizes USING (session_id) LEFT JOIN scored sc USING (session_id, player)
+    SELECT s.session_id, s.player, {total}::BIGINT AS total,
+           max({total}) OVER (PARTITION BY s.session_id) AS best
+    FROM seats s JOIN sizes z USING (session_id) LEFT JOIN scores sc USING (session_id, player)
 ), per_session AS (
     SELECT session_id,
            list(player ORDER BY player) AS players,
@@ -176,21 +175,22 @@ def sessions_frame(games: pl.LazyFrame, scoring: Scoring = DEFAULT_SCORING) -> p
         g.select("session_id", pl.col(seat).cast(pl.String).alias("player"))
         for seat in ("forehand", "middlehand", "rearhand")
     ]).drop_nulls("player").unique()
-    sizes = seats.group_by("session_id").agg(pl.len().cast(pl.Int32).alias("table_size"))
     played = (pl.col("outcome").cast(pl.String) == "played") & pl.col("declarer_name").is_not_null()
-    points = points_expr(
-        scoring, played=played,
-        declaring=pl.col("declarer_name").cast(pl.String) == pl.col("player"),
-        won=pl.col("won"), value=pl.col("value"), table_size=pl.col("table_size"))
-    scores = (g.filter(played).select("session_id", "declarer_name", "won", "value", "outcome")
-              .join(seats, on="session_id").join(sizes, on="session_id")
-              .group_by("session_id", "player")
-              .agg(points.sum().alias("total")))
-    defined = defined_expr(scoring, pl.col("table_size"))
-    totals = (seats.join(sizes, on="session_id").join(scores, on=["session_id", "player"],
-                                                      how="left")
-              .with_columns(pl.when(defined).then(pl.col("total").fill_null(0))
-                            .cast(pl.Int64).alias("total"))
+    lost = played & ~pl.col("won").fill_null(True)
+    scores = (g.filter(pl.col("declarer_name").is_not_null())
+              .group_by("session_id", pl.col("declarer_name").cast(pl.String).alias("player"))
+              .agg(pl.col("value").cast(pl.Int64).sum().alias("value_sum"),
+                   (played & pl.col("won").fill_null(False)).sum().alias("won_games"),
+                   lost.sum().alias("lost_games")))
+    sizes = (seats.group_by("session_id").agg(pl.len().cast(pl.Int32).alias("table_size"))
+             .join(g.group_by("session_id").agg(lost.sum().alias("lost_at_table")),
+                   on="session_id", how="left"))
+    total = total_expr(scoring, value_sum=pl.col("value_sum"), won_games=pl.col("won_games"),
+                       lost_games=pl.col("lost_games"), lost_at_table=pl.col("lost_at_table"),
+                       table_size=pl.col("table_size"))
+    totals = (seats.join(sizes, on="session_id")
+              .join(scores, on=["session_id", "player"], how="left")
+              .with_columns(total.alias("total"))
               .sort("session_id", "player"))
     per_session = totals.group_by("session_id", maintain_order=True).agg(
         pl.col("player").alias("players"),
@@ -206,5 +206,5 @@ def sessions_frame(games: pl.LazyFrame, scoring: Scoring = DEFAULT_SCORING) -> p
         pl.col("played_at").max().alias("last_played_at"),
     )
     return (hands.join(per_session, on="session_id", how="left")
-            .join(sizes, on="session_id", how="left")
+            .join(sizes.select("session_id", "table_size"), on="session_id", how="left")
             .with_columns(pl.lit(scoring).alias("scoring")))
