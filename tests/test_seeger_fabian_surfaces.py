@@ -325,3 +325,9 @@ def test_web_club_pages_scoring(club: tuple[Path, Path, Totals], tmp_path: Path,
 def test_serve_refuses_an_unknown_scoring(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["serve", "--archive", str(tmp_path), "--scoring", "x"])
     assert result.exit_code == 2 and "unknown scoring 'x'" in result.output
+    pytest.importorskip("fastapi")
+    from skatlog.web.app import create_app
+    from skatlog.web.settings import WebSettings
+
+    with pytest.raises(ScoringError):  # at start-up, not at a club's first page
+        create_app(WebSettings(archive=tmp_path, scoring="bierlachs"))

@@ -193,6 +193,13 @@ def _connect(archive: Path) -> Any:
     return connect(archive)
 
 
+def check_scoring(scoring: str) -> str:
+    """``scoring`` if it names a scoring (``list``, ``seeger-fabian``), else ValueError."""
+    from skatlog.analytics.scoring import parse_scoring
+
+    return parse_scoring(scoring)
+
+
 def build_reports(club_archive: Path, out: Path, club: str, scoring: str = "list") -> None:
     """Write the club's report pages (the ``skatlog report`` site, titled with the club's
     name, players and sessions totalled by ``scoring``) into ``out``."""

@@ -43,7 +43,9 @@ class ReportSite:
         self.store = store
         self.root = Path(root)
         self.workspace = workspace
-        self.scoring = scoring  # how the pages total players and sessions (--scoring)
+        # how the pages total players and sessions (--scoring); a bad name fails here, at
+        # start-up, not at the first page a club asks for
+        self.scoring = backend.check_scoring(scoring)
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
