@@ -18,6 +18,7 @@ import random
 
 from .auction import Auction
 from .batch import heuristics as h
+from .batch.config import split_bot
 from .batch.tables import DECL_T
 from .cards import DECK, mask_of
 from .contract import Contract, Declaration
@@ -50,9 +51,14 @@ def _voids(state: GameState, contract: Contract) -> int:
 
 
 class RulesPlayer:
-    """The heuristic ``rules`` bot (deterministic: it never uses ``rng``)."""
+    """The heuristic ``rules`` bot (deterministic: it never uses ``rng``). ``name`` may carry
+    settings, ``rules:no-trumps_first,bid_slack=0`` (:mod:`.batch.config`)."""
 
-    name = "rules"
+    def __init__(self, name: str = "rules") -> None:
+        kind, self.cfg = split_bot(name)
+        if kind != "rules":
+            raise ValueError(f"not a rules bot: {name!r}")
+        self.name = name
 
     def choose(self, state: GameState, rng: random.Random) -> Move:
         seat = state.to_move
@@ -61,13 +67,14 @@ class RulesPlayer:
         if state.phase is Phase.AUCTION:
             return self._call(state.auction, seat, state.hands[seat])
         if state.phase is Phase.SKAT:
-            choice = int(h.hand_game(state.hands[seat], state.bid, seat))
+            choice = int(h.hand_game(state.hands[seat], state.bid, seat, self.cfg))
             return PickUp(seat) if choice < 0 else Declare(seat, declaration_of(choice))
         if state.phase is Phase.DISCARD:
             held = state.hands[seat]
             if state.discard is not None:
                 held |= mask_of(state.discard)
-            a, b, decl = (int(x) for x in h.discard_and_declare(held, state.bid, seat))
+            a, b, decl = (int(x) for x in h.discard_and_declare(held, state.bid, seat,
+                                                                 self.cfg))
             if state.discard is None:
                 return Discard(seat, (DECK[a], DECK[b]))
             return Declare(seat, declaration_of(decl))
@@ -75,19 +82,17 @@ class RulesPlayer:
             return Play(seat, DECK[self._card(state, seat)])
         raise ValueError(f"no move in phase {state.phase.value}")
 
-    @staticmethod
-    def _call(auction: Auction, seat: int, hand: int) -> Move:
+    def _call(self, auction: Auction, seat: int, hand: int) -> Move:
         alone = auction.stage == 3
         listening = not alone and seat == auction.listener
-        code = int(h.auction_call(hand, seat, auction.bid, listening, alone))
+        code = int(h.auction_call(hand, seat, auction.bid, listening, alone, self.cfg))
         if code == 0:
             return Pass(seat)
         if listening:
             return Hold(seat)
         return Bid(seat, code)
 
-    @staticmethod
-    def _card(state: GameState, seat: int) -> int:
+    def _card(self, state: GameState, seat: int) -> int:
         assert state.declaration is not None and state.declarer is not None
         contract = state.declaration.contract
         trick = state.trick_cards
@@ -97,10 +102,13 @@ class RulesPlayer:
         for t in state.tricks:
             played |= mask_of(t.cards)
         known = mask_of(state.discard) if seat == state.declarer and state.discard else 0
+        # An open game's declarer cards lie on the table for the defenders (R6).
+        open_hand = (state.hands[state.declarer]
+                     if state.declaration.ouvert and seat != state.declarer else 0)
         return int(h.choose_card(
             seat, state.hands[seat], legal, int(contract), state.declarer, state.leader,
             int(trick[0]) if trick else -1, int(trick[1]) if len(trick) > 1 else -1,
-            len(trick), played, known, _voids(state, contract)))
+            len(trick), played, known, _voids(state, contract), open_hand, self.cfg))
 
 
 #: Bot names -> factories; the same names the batch simulator accepts.
@@ -108,7 +116,10 @@ BOTS = {"random": RandomPlayer, "rules": RulesPlayer}
 
 
 def make_bot(name: str) -> Player:
-    """A fresh bot by name (``random`` or ``rules``); raises ValueError for another name."""
+    """A fresh bot by name (``random`` or ``rules``, or ``rules:SETTINGS``, a configured
+    rules bot); raises ValueError for another name."""
+    if name.startswith("rules:"):
+        return RulesPlayer(name)
     factory = BOTS.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(sorted(BOTS))}")

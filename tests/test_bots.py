@@ -19,8 +19,10 @@ from skatlog.engine import (
     play_hand,
     seeded_deal,
 )
+from skatlog.engine.batch import UnknownBot, seat_positions, simulate_batch
 from skatlog.engine.batch import heuristics as h
-from skatlog.engine.batch import seat_positions, simulate_batch
+from skatlog.engine.batch.config import DEFAULTS as CFG
+from skatlog.engine.batch.config import NAMES, BadBotConfig, bot_name, config_vector, split_bot
 from skatlog.engine.bots import RulesPlayer, make_bot
 from skatlog.engine.cards import mask_of, parse_cards
 
@@ -75,47 +77,54 @@ def test_mixed_seats_follow_the_table_positions() -> None:
 def test_bidding_values() -> None:
     # J clubs + J spades and two side aces: the textbook grand (modern rules, Strategy).
     grand = hand("CJ SJ CA CT SA ST S9 HA H7 D8")
-    assert h.bid_limit(grand, 0) >= 48
+    assert h.bid_limit(grand, 0, CFG) >= 48
     # a hand with no jacks and one trump bids nothing worth a suit game
-    assert h.bid_limit(hand("S7 S8 H9 HT DQ D8 C9 CQ SK D7"), 1) <= 23
+    assert h.bid_limit(hand("S7 S8 H9 HT DQ D8 C9 CQ SK D7"), 1, CFG) <= 23
     # "with 2" clubs can bid clubs at 3 x 12 = 36; "without 2" keeps one multiplier of slack
     with_two = hand("CJ SJ CA CT CK C9 C8 HA SA D7")
-    assert h.bid_limit(with_two, 1) >= 36
+    assert h.bid_limit(with_two, 1, CFG) >= 36
     without_two = hand("HJ DJ CA CT CK C9 C8 HA SA D7")
     assert h.matadors(without_two, int(Contract.CLUBS)) == -2
-    assert h.bidding_multiplier(without_two, int(Contract.CLUBS)) == 2
+    assert h.bidding_multiplier(without_two, int(Contract.CLUBS), CFG) == 2
 
 
 def test_null_safety() -> None:
     safe = hand("C7 C9 S7 S8 ST H7 H9 D7 D8 DT")
-    assert h.null_danger(safe, False) == 0
+    assert h.null_danger(safe, False, CFG) == 0
     risky = hand("C9 CT S7 S8 ST H7 H9 D7 D8 DA")  # no seven of clubs: a hole (Strategy)
-    assert h.null_danger(risky, False) >= 1
-    assert h.bid_limit(safe, 0) >= 35
+    assert h.null_danger(risky, False, CFG) >= 1
+    assert h.bid_limit(safe, 0, CFG) >= 35
 
 
-def test_bold_temperament_drops_the_slack_of_bid_below_your_matadors() -> None:
-    # The same "without 2" hand with a different small card: one bold, one cautious.
-    bold = hand("HJ DJ CA CT CK C9 C8 HA SA S7")
-    cautious = hand("HJ DJ CA CT CK C9 C8 HA SA S8")
-    assert h.bold(bold) and not h.bold(cautious)
-    assert h.matadors(bold, int(Contract.GRAND)) == -2
-    assert h.bid_limit(bold, 1) == 24 * 3  # grand "without 2": full value
-    assert h.bid_limit(cautious, 1) == 24 * 2  # one multiplier of slack
-    # half and half over random hands, independent of anything but the cards
-    rng = random.Random(5)
-    share = sum(h.bold(mask_of(rng.sample(list(Card), 10))) for _ in range(4000)) / 4000
-    assert 0.45 < share < 0.55
+def test_bid_slack_is_a_setting_of_bid_below_your_matadors() -> None:
+    # A grand "without 2": one multiplier of slack by default, the full value without it.
+    without_two = hand("HJ DJ CA CT CK C9 C8 HA SA S7")
+    assert h.matadors(without_two, int(Contract.GRAND)) == -2
+    assert h.bid_limit(without_two, 1, CFG) == 24 * 2
+    bold = config_vector({"bid_slack": 0.0})
+    assert h.bid_limit(without_two, 1, bold) == 24 * 3
+    assert RulesPlayer("rules:bid_slack=0").cfg[NAMES.index("bid_slack")] == 0.0
+
+
+def test_bot_names_carry_settings() -> None:
+    assert bot_name({"null_risk": 2.0, "trumps_first": 0.0}) == "rules:no-trumps_first,null_risk=2"
+    assert split_bot("rules:no-trumps_first")[1][NAMES.index("trumps_first")] == 0.0
+    assert bot_name({}) == "rules" and bot_name({"smear": 1.0}) == "rules"
+    for bad in ("rules:cleverness", "rules:smear=2", "rules:null_risk=x", "random:smear"):
+        with pytest.raises(BadBotConfig):
+            split_bot(bad)
+    with pytest.raises(UnknownBot, match="cleverness"):
+        simulate_batch(1, 0, 10, ("rules:cleverness", "rules", "rules"))
 
 
 def test_null_with_one_risky_card_is_bid_but_not_played_from_hand() -> None:
     risky = hand("C7 C9 S7 S8 ST H7 H9 D7 D8 DA")  # the bare ace of diamonds is the hole
-    assert h.null_danger(risky, False) == 1
-    assert h.bid_limit(risky, 1) == 23
-    assert h.hand_game(risky, 23, 1) == -1  # a hand null must be safe
+    assert h.null_danger(risky, False, CFG) == 1
+    assert h.bid_limit(risky, 1, CFG) == 23
+    assert h.hand_game(risky, 23, 1, CFG) == -1  # a hand null must be safe
     from skatlog.engine.bots import declaration_of
 
-    a, b, decl = h.discard_and_declare(risky | hand("CK SQ"), 23, 1)
+    a, b, decl = h.discard_and_declare(risky | hand("CK SQ"), 23, 1, CFG)
     assert Card.DA in {Card(a), Card(b)}  # the risky card is laid away
     assert declaration_of(int(decl)).contract is Contract.NULL
 
@@ -126,25 +135,25 @@ def test_null_defence_attacks_with_low_cards() -> None:
     mine = hand("C7 C8 CA S7 SK H9 HT")
     # seat 1 leads against the declarer (seat 0): the lowest card nobody can duck under,
     # from the longer suit; from the suit the partner discarded once he has (Foster)
-    assert h.choose_card(1, mine, mine, null, 0, 1, -1, -1, 0, 0, 0, 0) == Card.C7
-    assert h.choose_card(1, mine, mine, null, 0, 1, -1, -1, 0, 0, 0, spades_void) == Card.S7
+    assert h.choose_card(1, mine, mine, null, 0, 1, -1, -1, 0, 0, 0, 0, 0, CFG) == Card.C7
+    assert h.choose_card(1, mine, mine, null, 0, 1, -1, -1, 0, 0, 0, spades_void, 0, CFG) == Card.S7
     # second behind the declarer's S9: duck with the highest card below it
     legal = hand("S7 S8 SK")
     assert h.choose_card(1, legal | hand("H7"), legal, null, 0, 0, int(Card.S9), -1, 1,
-                         hand("S9"), 0, 0) == Card.S8
+                         hand("S9"), 0, 0, 0, CFG) == Card.S8
     # the partner led the S9 and the declarer plays last: stay below the lead
     legal = hand("S8 SK")
     assert h.choose_card(2, legal, legal, null, 0, 1, int(Card.S9), -1, 1,
-                         hand("S9"), 0, 0) == Card.S8
+                         hand("S9"), 0, 0, 0, CFG) == Card.S8
     # the declarer ducked under the partner's ace: the trick is safe, shed the high card
     legal = hand("S7 SK")
     assert h.choose_card(2, legal, legal, null, 0, 0, int(Card.S9), int(Card.SA), 2,
-                         hand("S9 SA"), 0, 0) == Card.SK
+                         hand("S9 SA"), 0, 0, 0, CFG) == Card.SK
 
 
 def test_discard_lays_away_points_and_keeps_jacks() -> None:
     held = hand("CJ SJ HJ CA CT C9 C8 C7 SA HA DT D7")
-    a, b, decl = h.discard_and_declare(held, 18, 0)
+    a, b, decl = h.discard_and_declare(held, 18, 0, CFG)
     assert Card(a).rank != 4 and Card(b).rank != 4  # never a jack
     from skatlog.engine.bots import declaration_of
 
@@ -155,20 +164,20 @@ def test_discard_lays_away_points_and_keeps_jacks() -> None:
 def test_declarer_draws_trumps_and_defender_smears() -> None:
     clubs = int(Contract.CLUBS)
     mine = hand("CJ SJ CA CT C9 SA HA HT D7 D8")
-    card = h.choose_card(0, mine, mine, clubs, 0, 0, -1, -1, 0, 0, 0, 0)
+    card = h.choose_card(0, mine, mine, clubs, 0, 0, -1, -1, 0, 0, 0, 0, 0, CFG)
     assert card == Card.CJ  # the top trump, a sure winner: draw trumps
     # defender last to play, partner (seat 1) is winning with an ace: fatten with the ten
     defender = hand("HT H7 S8 D9")
     played = mask_of([Card.SA, Card.S7])
     legal = mask_of([Card.HT, Card.H7, Card.S8, Card.D9]) & ~hand("S8")  # void in spades
     card = h.choose_card(2, defender & ~hand("S8"), legal, clubs, 0, 1, int(Card.SA),
-                         int(Card.S7), 2, played, 0, 0)
+                         int(Card.S7), 2, played, 0, 0, 0, CFG)
     assert card == Card.HT
     # defender second behind the declarer's ten keeps the ace for it (Foster)
     second = hand("SA S7 H9")
     legal = mask_of([Card.SA, Card.S7])
     card = h.choose_card(1, second, legal, clubs, 0, 0, int(Card.ST), -1, 1,
-                         mask_of([Card.ST]), 0, 0)
+                         mask_of([Card.ST]), 0, 0, 0, CFG)
     assert card == Card.SA
 
 

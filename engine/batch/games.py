@@ -12,6 +12,7 @@ from ..contract import Contract, Declaration
 from ..deal import Deal
 from ..jit import HAVE_NUMBA
 from ..moves import Bid, Declare, Discard, Hold, Move, Pass, PickUp, Play
+from .config import BadBotConfig, split_bot
 from .kernel import (
     GAME_COLUMNS,
     MAX_CALLS,
@@ -31,16 +32,29 @@ class UnknownBot(ValueError):
     """A bot name the simulator does not know."""
 
 
+def bot_kind(name: str) -> str:
+    """The kind of a bot name (``random``, ``rules``; ``rules:SETTINGS`` is a configured
+    rules bot, :mod:`.config`); UnknownBot for a name the simulator does not know."""
+    try:
+        kind, _ = split_bot(name)
+    except BadBotConfig as err:
+        raise UnknownBot(f"bot {name!r}: {err}") from None
+    if kind not in BOT_CODES:
+        raise UnknownBot(f"unknown bot {kind!r}; choose from {', '.join(sorted(BOT_CODES))}"
+                         " (rules:SETTING,... for a configured rules bot)")
+    return kind
+
+
 def bot_codes(bots: tuple[str, str, str] | list[str]) -> np.ndarray:
     """Kernel codes for three bot names (table positions 0, 1, 2)."""
     if len(bots) != 3:
         raise UnknownBot(f"give exactly three bots, not {len(bots)}")
-    try:
-        return np.array([BOT_CODES[b] for b in bots], dtype=np.int64)
-    except KeyError as err:
-        raise UnknownBot(
-            f"unknown bot {err.args[0]!r}; choose from {', '.join(sorted(BOT_CODES))}"
-        ) from None
+    return np.array([BOT_CODES[bot_kind(b)] for b in bots], dtype=np.int64)
+
+
+def bot_configs(bots: tuple[str, str, str] | list[str]) -> np.ndarray:
+    """The rules-bot configurations of three bot names, one row per table position."""
+    return np.array([split_bot(b)[1] for b in bots], dtype=np.float64)
 
 
 def seat_positions(index: int) -> tuple[int, int, int]:
@@ -167,6 +181,7 @@ def simulate_batch(
     if not HAVE_NUMBA:  # as plain Python the kernel's fixed-width integer tricks misfire
         raise RuntimeError("the batch simulator needs numba: pip install 'skatlog[fast]'")
     codes = bot_codes(bots)
+    cfgs = bot_configs(bots)
     # The kernel writes every element but the unused tail of the calls: only those two come
     # zeroed (free on fresh pages), the rest uninitialised.
     deal = np.empty((count, 32), dtype=np.int8)
@@ -181,7 +196,7 @@ def simulate_batch(
     slices = _slices(count, threads if threads is not None else _threads())
 
     def play(begin: int, end: int) -> None:
-        simulate_into(seed, start + begin, codes, *(a[begin:end] for a in arrays))
+        simulate_into(seed, start + begin, codes, cfgs, *(a[begin:end] for a in arrays))
         if in_card_order:
             list_in_card_order(deal[begin:end])
 

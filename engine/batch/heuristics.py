@@ -4,12 +4,17 @@ One implementation serves both paths: the batch kernel calls these functions dir
 :class:`skatlog.engine.bots.RulesPlayer` calls them from Python with masks read off a
 :class:`~skatlog.engine.game.GameState`, so the engine bot and the batch bot play the same
 games (a test holds them equal). The advice comes from the user's rule texts: the "Strategy"
-section of the modern rules and Foster's "Suggestions for good play".
+section of the modern rules and Foster's "Suggestions for good play"; each piece of it is a
+switch of the configuration vector ``cfg`` (:mod:`.config`), so experiments can play the
+same deals with and without it.
 
 Every decision is deterministic (ties go to the lowest card index), so a hand's play depends
-only on its deal. Two deliberate sources of variety let the strategy report test the advice
-on comparable hands: null is declared with one risky card kept (:data:`NULL_RISK`), and half
-the hands, by a hash of the cards, bid a "without" hand to its full value (:func:`bold`).
+only on its deal and the configuration. Hand evaluation counts in hundredths of a trick
+(integers, so every sum is exact) and reads lookup tables built here once from the rules
+core's card layout (card ``8 * suit + rank``, ranks ``7 8 9 T J Q K A``): a side suit's worth
+is a table entry for its eight-bit pattern, the trumps' worth one for the jacks' four bits
+and the trump suit's pattern. That keeps the discard search (every contract with every pair
+of discards) at a few table lookups per pair.
 """
 
 from __future__ import annotations
@@ -18,59 +23,170 @@ import numpy as np
 
 from .. import core
 from ..jit import njit
+from . import config as c
+from .bits import ctpop, cttz
 from .tables import (
     BASE_T,
+    BEATERS_T,
     DECL_T,
     EFFECTIVE_T,
     FOLLOW_T,
+    HIGHER_T,
     LADDER_T,
     N_DECL,
     NULL,
-    NULL_ORDER_T,
     POINTS_T,
     POWER_T,
-    TRUMP_LEN_T,
-    TRUMP_SEQ_T,
 )
 
 FULL = (1 << 32) - 1
 TRUMP = 4
 GRAND = 4
+_ACE, _TEN, _KING, _JACK = 7, 3, 6, 4
 
-#: Strength (estimated tricks' worth, see :func:`strength`) a game needs after the skat.
-THRESHOLD = np.array([4.0, 4.0, 4.0, 4.0, 4.8], dtype=np.float64)
-#: What the skat adds on average, when judging a hand before seeing it, by contract: a suit
-#: game gains a trump or lays away a bare ten; a grand "needs jacks and aces" (modern rules
-#: "Strategy") and is bid only on what the hand already holds. The suit figure is generous:
-#: "a certain amount of risk must be taken in all bids ... the player who offers the most
-#: games will usually win the most" (Foster).
-SKAT_BONUS = np.array([1.0, 1.0, 1.0, 1.0, 0.0], dtype=np.float64)
+#: Strength (hundredths of a trick, see :func:`strength`) a game needs after the skat.
+THRESHOLD = np.array([400, 400, 400, 400, 500], dtype=np.int64)
+#: What the skat adds on average when judging a hand before seeing it: a suit game gains a
+#: trump or lays away a bare ten; a grand "needs jacks and aces" (modern rules "Strategy")
+#: and is bid only on what the hand already holds.
+SKAT_BONUS = np.array([100, 100, 100, 100, 0], dtype=np.int64)
 #: Extra strength needed to play without the skat (hand game, one more multiplier).
-HAND_MARGIN = 1.5
+HAND_MARGIN = 150
 #: Extra strength needed to announce schneider in a hand game.
-SCHNEIDER_MARGIN = 3.5
+SCHNEIDER_MARGIN = 350
 #: Forehand leads the first trick: worth something in grand (Foster).
-GRAND_LEAD_BONUS = 0.5
-#: Risky cards (see :func:`null_danger`) a null may keep: "a certain amount of risk must be
-#: taken in all bids, and a player who never offers a game that is not perfectly safe is
-#: called a Maurer" (Foster) -- one hole the defenders may or may not find.
-NULL_RISK = 1
+GRAND_LEAD_BONUS = 50
+
+
+# ------------------------------------------------------------------ evaluation tables
+def _side_value(byte: int, grand: bool, by_aces: bool) -> int:
+    """A side suit's worth (hundredths of a trick) from its cards (``byte``: bit r is rank
+    r, jack excluded): aces, tens guarded by their ace or by length, solid A-10-K; a bare
+    ten is a gift to the defenders. In grand long A-10 suits run (by aces: "jacks and aces,
+    not length"); judged by length instead, every card past the third counts."""
+    n = bin(byte).count("1")
+    if n == 0:
+        return 0
+    ace, ten, king = (byte >> _ACE) & 1, (byte >> _TEN) & 1, (byte >> _KING) & 1
+    w = 0
+    if ace:
+        w += 100 if by_aces or not grand else 60
+    if ten:
+        if ace:
+            w += 80
+        elif n >= 3 or (n == 2 and king):
+            w += 30
+        else:
+            w -= 40
+    if ace and ten and king:
+        w += 40
+    if grand:
+        if by_aces and ace and ten and n >= 4:
+            w += 60 * (n - 3)
+        elif not by_aces and n >= 4:
+            w += 50 * (n - 3)
+    return w
+
+
+def _ladder(i_missing: int) -> int:
+    """A trump's worth by how many higher trumps are missing: the top trumps count most."""
+    return (100, 60, 35)[i_missing] if i_missing < 3 else 20
+
+
+def _trump_value(jacks: int, suit: int, grand: bool, by_rank: bool) -> int:
+    """The trumps' worth: ``jacks`` bit k for the k-th highest jack (clubs first), ``suit``
+    the trump suit's pattern (suit games). Counted jacks first by the higher trumps missing,
+    or (``by_rank`` off) a flat worth per trump; a suit game wants five trumps, a grand two
+    jacks."""
+    seq = [(jacks >> k) & 1 for k in range(4)]
+    if not grand:
+        seq += [(suit >> r) & 1 for r in (_ACE, _TEN, _KING, 5, 2, 1, 0)]
+    w = 0
+    missing = 0
+    n = 0
+    for held in seq:
+        if held:
+            n += 1
+            w += _ladder(missing) if by_rank else 50
+        else:
+            missing += 1
+    if grand:
+        if n < 2:
+            w -= 150 * (2 - n)
+    elif n > 4:
+        w += 30 * (n - 4)
+    else:
+        w -= 120 * (5 - n)
+    return w
+
+
+def _null_holes(byte: int, rule: int) -> int:
+    """Cards of one suit that can be forced to take a null trick (the null order is the
+    card order: 7 8 9 T J Q K A). Rule 0, "null wants sevens": the i-th lowest card held is
+    safe when its rank is at most 2i; rule 1, the same for an open hand, stricter (3i/2);
+    rule 2 (the advice off): every queen, king and ace is a risk, nothing else."""
+    holes = 0
+    i = 0
+    for rank in range(8):
+        if (byte >> rank) & 1:
+            if rule == 2:
+                holes += rank >= 5
+            elif rank > ((3 * i) // 2 if rule == 1 else 2 * i):
+                holes += 1
+            i += 1
+    return holes
+
+
+#: SIDE_T[k, byte]: a side suit's worth; k 0 suit game, 1 grand by aces, 2 grand by length.
+SIDE_T = np.array([[_side_value(b & ~(1 << _JACK), g, a) for b in range(256)]
+                   for g, a in ((False, True), (True, True), (True, False))], dtype=np.int64)
+#: TRUMP_T[k, jacks, suit byte]: the trumps' worth; k 0 suit by rank, 1 suit flat, 2 grand
+#: by rank, 3 grand flat (suit byte ignored in grand).
+TRUMP_T = np.array([[[_trump_value(j, s, g, r) for s in range(256)] for j in range(16)]
+                    for g, r in ((False, True), (False, False), (True, True), (True, False))],
+                   dtype=np.int64)
+def _best_after_discards(byte: int, k: int) -> int:
+    """The most a side suit can be worth once up to two of its cards are laid away (a void
+    counted at the suit game's 30): an upper bound for :func:`discard_and_declare`."""
+    cards = [r for r in range(8) if (byte >> r) & 1 and r != _JACK]
+    options = [byte]
+    options += [byte & ~(1 << r) for r in cards]
+    options += [byte & ~(1 << r) & ~(1 << q) for r in cards for q in cards if r < q]
+    return max(int(SIDE_T[k, o & 0xEF]) if o & 0xEF else 30 for o in options)
+
+
+#: SIDE_BEST_T[k, byte]: :func:`_best_after_discards`.
+SIDE_BEST_T = np.array([[_best_after_discards(b & 0xEF, k) for b in range(256)]
+                        for k in range(3)], dtype=np.int64)
+#: The most two discards' points add to a game's score (an ace and a ten: 21 x 20 / 3).
+DISCARD_POINTS_MAX = (20 * 21) // 3
+#: The highest score a null discard can reach (ouvert, no risky card, the two highest
+#: cards laid away): a suit game already above it leaves nothing for the null search.
+NULL_SCORE_MAX = 50 + 2 * int(POWER_T[NULL].max())
+#: HOLES_T[rule, byte]: :func:`_null_holes`.
+HOLES_T = np.array([[_null_holes(b, r) for b in range(256)] for r in range(3)], dtype=np.int64)
+#: POPCOUNT8_T[byte]: cards in a suit pattern.
+POPCOUNT8_T = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+#: Whether a side suit pattern is "good" for a grand on two jacks (Foster): ace and ten, or
+#: the ace with three more.
+GOOD_T = np.array([int((b >> _ACE) & 1 == 1 and ((b >> _TEN) & 1 == 1
+                                                 or bin(b & ~(1 << _JACK)).count("1") >= 4))
+                   for b in range(256)], dtype=np.int64)
+#: Strength a grand on two jacks and two good side suits gains (Foster: "safe").
+WENZEL_BONUS = 100
 
 
 # ------------------------------------------------------------------ bit helpers
-@njit
+@njit(inline="always")
 def popcount(x: int) -> int:
     """Number of set bits of a 32-bit mask."""
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+    return ctpop(x)  # type: ignore[no-any-return]
 
 
-@njit
+@njit(inline="always")
 def lowest_bit(x: int) -> int:
     """Index of the lowest set bit (x != 0)."""
-    return popcount((x & -x) - 1)
+    return cttz(x)  # type: ignore[no-any-return]
 
 
 @njit
@@ -93,228 +209,292 @@ def decl_index(contract: int, hand: int, schneider: int, schwarz: int, ouvert: i
 matadors = core.matadors
 
 
+@njit(inline="always")
+def _jacks(hand: int) -> int:
+    """The jacks held as four bits, the highest (clubs) first."""
+    return ((hand >> 28) & 1) | ((hand >> 19) & 2) | ((hand >> 10) & 4) | ((hand >> 1) & 8)
+
+
+@njit(inline="always")
+def _byte(hand: int, suit: int) -> int:
+    return (hand >> (8 * suit)) & 0xFF
+
+
 # ------------------------------------------------------------- hand evaluation
 @njit
-def strength(hand: int, contract: int) -> float:
-    """Estimated winning power of a 10-card hand in a suit or grand game.
+def threshold(contract: int, cfg: np.ndarray) -> int:
+    """The strength a game of ``contract`` needs after the skat (the margins of ``cfg``)."""
+    margin = cfg[c.GRAND_MARGIN] if contract == GRAND else cfg[c.SUIT_MARGIN]
+    return THRESHOLD[contract] + int(100.0 * margin)
 
-    Trumps count by how many higher trumps are missing (the jacks first: "count jacks
-    first"); long trump suits win more tricks once the defenders are drawn. Side suits count
-    aces, tens guarded by their ace and solid long suits (in grand "jacks and aces, not
-    length" plus long A-10 suits); a bare ten is a gift to the defenders, a void lets a suit
-    declarer trump (Foster, modern rules "Strategy").
-    """
-    w = 0.0
-    missing = 0
-    n_trumps = 0
-    for i in range(TRUMP_LEN_T[contract]):
-        card = TRUMP_SEQ_T[contract, i]
-        if has(hand, card):
-            n_trumps += 1
-            if missing == 0:
-                w += 1.0
-            elif missing == 1:
-                w += 0.6
-            elif missing == 2:
-                w += 0.35
-            else:
-                w += 0.2
-        else:
-            missing += 1
-    if contract != GRAND:
-        if n_trumps > 4:
-            w += 0.3 * (n_trumps - 4)
-        else:
-            w -= 1.2 * (5 - n_trumps)  # a suit game wants five trumps or more
-    else:
-        if n_trumps < 2:
-            w -= 1.5 * (2 - n_trumps)  # "grand needs jacks"
+
+@njit
+def _trump_part(hand: int, contract: int, cfg: np.ndarray) -> int:
+    """The trumps' worth (:data:`TRUMP_T`) for ``cfg``'s way of counting them."""
+    flat = 0 if cfg[c.COUNT_JACKS] else 1
+    if contract == GRAND:
+        return TRUMP_T[2 + flat + (0 if cfg[c.GRAND_JACKS_ACES] else 2), _jacks(hand), 0]
+    return TRUMP_T[flat, _jacks(hand), _byte(hand, contract)]
+
+
+@njit
+def _side_part(hand: int, contract: int, n_trumps: int, cfg: np.ndarray) -> int:
+    """The side suits' worth (:data:`SIDE_T`); in a suit game a void lets the declarer
+    trump when he has five trumps; in grand two jacks and two good suits make a safe game
+    (Foster, when ``cfg`` follows that advice)."""
+    w = 0
+    if contract == GRAND:
+        k = 1 if cfg[c.GRAND_JACKS_ACES] else 2
+        good = 0
+        for suit in range(4):
+            b = _byte(hand, suit) & 0xEF
+            w += SIDE_T[k, b]
+            good += GOOD_T[b]
+        if good >= 2 and cfg[c.GRAND_TWO_WENZELS] and popcount(_jacks(hand)) >= 2:
+            w += WENZEL_BONUS
+        return w
     for suit in range(4):
-        if contract != GRAND and suit == contract:
-            continue
-        cards = hand & FOLLOW_T[contract, suit]
-        n = popcount(cards)
-        if n == 0:
-            if contract != GRAND and n_trumps >= 5:
-                w += 0.3
-            continue
-        ace = has(cards, suit * 8 + 7)
-        ten = has(cards, suit * 8 + 3)
-        king = has(cards, suit * 8 + 6)
-        if ace:
-            w += 1.0
-        if ten:
-            if ace:
-                w += 0.8
-            elif n >= 3 or (n == 2 and king):
-                w += 0.3
+        if suit != contract:
+            b = _byte(hand, suit) & 0xEF
+            if b == 0:
+                w += 30 if n_trumps >= 5 else 0
             else:
-                w -= 0.4
-        if ace and ten and king:
-            w += 0.4
-        if contract == GRAND and ace and ten and n >= 4:
-            w += 0.6 * (n - 3)
+                w += SIDE_T[0, b]
     return w
 
 
 @njit
-def null_danger(hand: int, ouvert: bool) -> int:
-    """How many cards can be forced to take a trick in null (R8's null order).
+def strength(hand: int, contract: int, cfg: np.ndarray) -> int:
+    """Estimated winning power of a 10-card hand in a suit or grand game, in hundredths of
+    a trick: the trumps (jacks first, "count jacks first"; a suit game wants five trumps, a
+    grand two jacks) plus the side suits (aces, guarded tens, long A-10 suits in grand: "jacks
+    and aces, not length"; a bare ten is a gift, a void lets a suit declarer trump)."""
+    n_trumps = popcount(hand & FOLLOW_T[contract, TRUMP])
+    return _trump_part(hand, contract, cfg) + _side_part(hand, contract, n_trumps, cfg)
 
-    "Null wants sevens": the i-th lowest card held in a suit (0-based) is safe when its
-    null rank is at most 2i (7; then up to the 9; ...). Ouvert is judged stricter, since the
-    defenders see the hand: rank at most 3i/2.
-    """
+
+@njit
+def null_danger(hand: int, ouvert: bool, cfg: np.ndarray) -> int:
+    """How many cards can be forced to take a trick in null (:data:`HOLES_T`): "null wants
+    sevens" (``cfg``), judged stricter for an open hand. Without the seven of its longest
+    suit a hand counts as hopeless (10) when ``cfg`` follows Foster's "never bid a nullo
+    without the seven of the long suit"."""
+    rule = (1 if ouvert else 0) if cfg[c.NULL_SEVENS] else 2
     danger = 0
+    longest = 0
+    sevenless = 0
     for suit in range(4):
-        i = 0
-        for rank in range(8):
-            if has(hand, NULL_ORDER_T[suit, rank]):
-                limit = (3 * i) // 2 if ouvert else 2 * i
-                if rank > limit:
-                    danger += 1
-                i += 1
+        b = _byte(hand, suit)
+        danger += HOLES_T[rule, b]
+        n = POPCOUNT8_T[b]
+        if n > longest:
+            longest = n
+            sevenless = 1 - (b & 1)
+        elif n == longest:
+            sevenless |= 1 - (b & 1)
+    if cfg[c.NULL_LONG_SEVEN] and sevenless:
+        danger += 10
     return danger
 
 
 @njit
-def bidding_multiplier(hand: int, contract: int) -> int:
-    """Multiplier the declarer can count on before seeing the skat: "bid below your
-    matadors" -- a "without" count may shrink when a top trump lies in the skat."""
+def bidding_multiplier(hand: int, contract: int, cfg: np.ndarray) -> int:
+    """Multiplier the declarer counts on before seeing the skat: "bid below your matadors"
+    -- a "without" count may shrink when a top trump lies in the skat, so ``cfg`` leaves
+    that many multipliers of slack (never below 2: "with 1" or "without 1")."""
     mats = matadors(hand, contract)
     if mats >= 0:
         return mats + 1
-    return max(2, -mats)
+    return max(2, 1 - mats - int(cfg[c.BID_SLACK]))
 
 
 @njit
-def bold(hand: int) -> bool:
-    """The bot's temperament for this hand: bold or cautious, half and half by a hash of the
-    dealt cards (deterministic, independent of the hand's strength).
-
-    The modern rules advise "bid below your matadors ... leave one multiplier of slack" for
-    a "without" hand, since a jack in the skat can shrink the count; Foster warns that "a
-    certain amount of risk must be taken in all bids, and a player who never offers a game
-    that is not perfectly safe is called a Maurer". The cautious bot follows the first, the
-    bold one bids the full value; mixing them on equal terms lets the strategy report compare
-    both styles on comparable hands.
-    """
-    return ((hand * 0x9E3779B1) & 0xFFFFFFFF) >> 31 == 1
-
-
-@njit
-def bid_limit(hand: int, seat: int) -> int:
+def bid_limit(hand: int, seat: int, cfg: np.ndarray) -> int:
     """The highest value this 10-card hand bids to (0: it does not bid at all)."""
     best = 0
+    hand_margin = HAND_MARGIN + int(100.0 * cfg[c.HAND_MARGIN])
     for contract in range(5):
-        s = strength(hand, contract)
+        s = strength(hand, contract, cfg)
         if contract == GRAND and seat == 0:
             s += GRAND_LEAD_BONUS
-        if s + SKAT_BONUS[contract] < THRESHOLD[contract]:
+        need = threshold(contract, cfg)
+        if s + SKAT_BONUS[contract] < need:
             continue
-        mult = bidding_multiplier(hand, contract)
-        mats = matadors(hand, contract)
-        if mats < 0 and bold(hand):
-            mult = 1 - mats  # the bold temperament bids a "without" hand to its full value
-        if s >= THRESHOLD[contract] + HAND_MARGIN:
+        mult = bidding_multiplier(hand, contract, cfg)
+        if s >= need + hand_margin:
             mult += 1  # worth a hand game
         best = max(best, BASE_T[contract] * mult)
-    danger = null_danger(hand, False)
-    if danger <= NULL_RISK + 1:
+    danger = null_danger(hand, False, cfg)
+    if danger <= int(cfg[c.NULL_RISK]) + 1:
         best = max(best, 23)  # the two discards can lay away one more risky card
     if danger == 0:
         best = max(best, 35)  # a hand null must be safe: lost, it costs 70
-    if null_danger(hand, True) == 0:
+    if null_danger(hand, True, cfg) == 0:
         best = max(best, 59)
     return best
 
 
 @njit
-def auction_call(hand: int, seat: int, bid: int, listening: bool, forehand_alone: bool) -> int:
-    """The rules bot's call: a bid value, 1 to hold, 0 to pass (R3, R4).
+def call_for_limit(limit: int, bid: int, listening: bool, forehand_alone: bool) -> int:
+    """The call of a hand that bids to ``limit``: a bid value, 1 to hold, 0 to pass (R3, R4).
 
     It bids the next value on the ladder, holds while the bid is within its limit and passes
-    beyond it; Forehand alone (both others passed) takes the game at 18 when it can.
-    """
-    limit = bid_limit(hand, seat)
+    beyond it; Forehand alone (both others passed) takes the game at 18 when it can."""
     if forehand_alone:
         return 18 if limit >= 18 else 0
     if listening:
         return 1 if bid <= limit else 0
-    for value in LADDER_T:
-        if value > bid:
-            return value if value <= limit else 0
-    return 0
+    above = core.NEXT_BID[bid]
+    if above >= LADDER_T.shape[0]:
+        return 0
+    value = LADDER_T[above]
+    return value if value <= limit else 0
 
 
 @njit
-def hand_game(hand: int, bid: int, seat: int) -> int:
+def auction_call(hand: int, seat: int, bid: int, listening: bool, forehand_alone: bool,
+                 cfg: np.ndarray) -> int:
+    """The rules bot's call (:func:`call_for_limit` of the hand's :func:`bid_limit`)."""
+    return call_for_limit(bid_limit(hand, seat, cfg), bid, listening, forehand_alone)
+
+
+@njit
+def hand_game(hand: int, bid: int, seat: int, cfg: np.ndarray) -> int:
     """A hand declaration (index into DECL_T) worth playing without the skat, or -1."""
     best_value = 0
     best = -1
+    hand_margin = HAND_MARGIN + int(100.0 * cfg[c.HAND_MARGIN])
     for contract in range(5):
-        s = strength(hand, contract)
+        s = strength(hand, contract, cfg)
         if contract == GRAND and seat == 0:
             s += GRAND_LEAD_BONUS
-        if s < THRESHOLD[contract] + HAND_MARGIN:
+        need = threshold(contract, cfg)
+        if s < need + hand_margin:
             continue
-        mult = bidding_multiplier(hand, contract) + 1
-        schneider = s >= THRESHOLD[contract] + SCHNEIDER_MARGIN
+        mult = bidding_multiplier(hand, contract, cfg) + 1
+        schneider = s >= need + SCHNEIDER_MARGIN
         if schneider:
             mult += 2  # schneider announced and reached (R13)
         value = BASE_T[contract] * mult
         if value >= bid and value > best_value:
             best_value = value
             best = decl_index(contract, 1, 1 if schneider else 0, 0, 0)
-    if null_danger(hand, True) == 0 and bid <= 59 and best_value < 59:
+    if null_danger(hand, True, cfg) == 0 and bid <= 59 and best_value < 59:
         best_value = 59
         best = decl_index(NULL, 1, 0, 0, 1)
-    elif null_danger(hand, False) == 0 and bid <= 35 and best_value < 35:
+    elif null_danger(hand, False, cfg) == 0 and bid <= 35 and best_value < 35:
         best_value = 35
         best = decl_index(NULL, 1, 0, 0, 0)
     return best
 
 
+@njit(inline="always")
+def _suit_value(k: int, b: int, void: int) -> int:
+    """One side suit's worth from its pattern (``void`` for no card at all)."""
+    return SIDE_T[k, b] if b else void
+
+
 @njit
-def discard_and_declare(held: int, bid: int, seat: int) -> tuple[int, int, int]:
+def discard_and_declare(held: int, bid: int, seat: int, cfg: np.ndarray
+                        ) -> tuple[int, int, int]:
     """After picking up the skat: the two discards and the declaration (index into DECL_T).
 
-    Tries every contract with every sensible discard and keeps the best margin over the
+    Tries every contract with every pair of discards and keeps the best margin over the
     contract's threshold among games worth the bid; discarded points count for the declarer
-    (R10, "lay out unguarded tens", "get rid of one suit entirely"). A null is only chosen
-    when it is worth the bid (R7) and the hand is null-safe after the discard.
+    (R10, "lay out unguarded tens", "get rid of one suit entirely"). Trumps are laid away
+    only when fewer than two other cards are held, so the trumps' worth is counted once per
+    contract and a pair changes at most two suits' table entries; a contract whose upper
+    bound (:data:`SIDE_BEST_T`) cannot beat the best so far is skipped, and the null search
+    only runs when two discards could make the hand safe enough, so the result is that of
+    the full search. A null is only chosen when it is worth the bid (R7).
     """
-    best_score = -1e9
+    best_score = -(1 << 40)
     best_a = -1
     best_b = -1
     best_decl = -1
+    wenzels = cfg[c.GRAND_TWO_WENZELS] != 0.0 and popcount(_jacks(held)) >= 2
     for contract in range(5):
         value = BASE_T[contract] * (abs(matadors(held, contract)) + 1)
         trumps = FOLLOW_T[contract, TRUMP]
         candidates = held & ~trumps
-        if popcount(candidates) < 2:
-            candidates = held
+        base = -threshold(contract, cfg)
+        if contract == GRAND and seat == 0:
+            base += GRAND_LEAD_BONUS
+        if value < bid:
+            base -= 100000  # an overbid is lost whatever happens (R15)
+        decl = decl_index(contract, 0, 0, 0, 0)
+        if popcount(candidates) < 2:  # trumps must go too: judge each ten cards whole
+            rest = held
+            while rest:
+                a = lowest_bit(rest)
+                rest &= rest - 1
+                rest2 = rest
+                while rest2:
+                    b = lowest_bit(rest2)
+                    rest2 &= rest2 - 1
+                    s = (strength(held & ~(1 << a) & ~(1 << b), contract, cfg) + base
+                         + (20 * (POINTS_T[a] + POINTS_T[b])) // 3)
+                    if s > best_score:
+                        best_score = s
+                        best_a = a
+                        best_b = b
+                        best_decl = decl
+            continue
+        grand = contract == GRAND
+        k = (1 if cfg[c.GRAND_JACKS_ACES] else 2) if grand else 0
+        n_trumps = popcount(held & trumps)
+        void = 30 if (not grand and n_trumps >= 5) else 0
+        total = _trump_part(held, contract, cfg) + base
+        bound = total + DISCARD_POINTS_MAX + (WENZEL_BONUS if grand and wenzels else 0)
+        good = 0
+        for suit in range(4):
+            if grand or suit != contract:
+                byte = _byte(held, suit) & 0xEF
+                total += _suit_value(k, byte, void)
+                bound += SIDE_BEST_T[k, byte]
+                good += GOOD_T[byte]
+        if bound <= best_score:
+            continue  # no pair of discards can beat the best game so far
         rest = candidates
         while rest:
             a = lowest_bit(rest)
             rest &= rest - 1
+            sa = a >> 3
+            byte_a = _byte(held, sa) & 0xEF
             rest2 = rest
             while rest2:
                 b = lowest_bit(rest2)
                 rest2 &= rest2 - 1
-                ten = held & ~(1 << a) & ~(1 << b)
-                s = strength(ten, contract) - THRESHOLD[contract]
-                if contract == GRAND and seat == 0:
-                    s += GRAND_LEAD_BONUS
-                s += (POINTS_T[a] + POINTS_T[b]) / 15.0
-                if value < bid:
-                    s -= 1000.0  # an overbid is lost whatever happens (R15)
+                sb = b >> 3
+                if sa == sb:
+                    after = byte_a & ~(1 << (a & 7)) & ~(1 << (b & 7))
+                    s = total - _suit_value(k, byte_a, void) + _suit_value(k, after, void)
+                    g = good - GOOD_T[byte_a] + GOOD_T[after]
+                else:
+                    byte_b = _byte(held, sb) & 0xEF
+                    after_a = byte_a & ~(1 << (a & 7))
+                    after_b = byte_b & ~(1 << (b & 7))
+                    s = (total - _suit_value(k, byte_a, void) - _suit_value(k, byte_b, void)
+                         + _suit_value(k, after_a, void) + _suit_value(k, after_b, void))
+                    g = good - GOOD_T[byte_a] - GOOD_T[byte_b] + GOOD_T[after_a] + GOOD_T[after_b]
+                if grand and wenzels and g >= 2:
+                    s += WENZEL_BONUS
+                s += (20 * (POINTS_T[a] + POINTS_T[b])) // 3
                 if s > best_score:
                     best_score = s
                     best_a = a
                     best_b = b
-                    best_decl = decl_index(contract, 0, 0, 0, 0)
-    if bid <= 46:
+                    best_decl = decl
+    risk = int(cfg[c.NULL_RISK])
+    rule = 0 if cfg[c.NULL_SEVENS] else 2
+    holes = 0
+    for suit in range(4):
+        holes += HOLES_T[rule, _byte(held, suit)]
+    # Two discards remove at most two holes (a card laid away can only add holes to its
+    # suit's higher cards), so a hand with more holes cannot become a null.
+    if bid <= 46 and holes - 2 <= risk and best_score < NULL_SCORE_MAX:
+        plain = decl_index(NULL, 0, 0, 0, 0)
+        open_ = decl_index(NULL, 0, 0, 0, 1)
         rest = held
         while rest:
             a = lowest_bit(rest)
@@ -324,61 +504,63 @@ def discard_and_declare(held: int, bid: int, seat: int) -> tuple[int, int, int]:
                 b = lowest_bit(rest2)
                 rest2 &= rest2 - 1
                 ten = held & ~(1 << a) & ~(1 << b)
-                danger = null_danger(ten, False)
-                if danger > NULL_RISK:
+                danger = null_danger(ten, False, cfg)
+                if danger > risk:
                     continue
-                ouvert = null_danger(ten, True) == 0
+                ouvert = null_danger(ten, True, cfg) == 0
                 if not ouvert and bid > 23:
                     continue
                 # Fewest risky cards kept; among equal discards lay away the highest.
-                s = (0.5 if ouvert else 0.2) - 0.3 * danger
-                s += (POWER_T[NULL, a] + POWER_T[NULL, b]) / 100.0
+                s = (50 if ouvert else 20) - 30 * danger + POWER_T[NULL, a] + POWER_T[NULL, b]
                 if s > best_score:
                     best_score = s
                     best_a = a
                     best_b = b
-                    best_decl = decl_index(NULL, 0, 0, 0, 1 if ouvert else 0)
+                    best_decl = open_ if ouvert else plain
     return best_a, best_b, best_decl
 
 
 # ------------------------------------------------------------------- card play
-@njit
+@njit(inline="always")
 def beats(card: int, best: int, contract: int) -> bool:
-    """Whether ``card`` beats the trick's current best card (R8, :func:`core.beats`)."""
-    return core.beats(contract, card, best)
+    """Whether ``card`` beats the trick's current best card (R8, :data:`~.tables.BEATERS_T`
+    from :func:`core.beats`)."""
+    return (BEATERS_T[contract, best] >> card) & 1 == 1
 
 
-@njit
+@njit(inline="always")
 def is_top(card: int, unseen: int, contract: int) -> bool:
     """No unseen card of the same effective suit ranks higher."""
-    rest = unseen & core.follow_mask(contract, card)
-    while rest:
-        other = lowest_bit(rest)
-        rest &= rest - 1
-        if POWER_T[contract, other] > POWER_T[contract, card]:
-            return False
-    return True
+    return unseen & HIGHER_T[contract, card] == 0
+
+
+def _pick_keys() -> np.ndarray:
+    """PICK_T[mode, contract, card]: :func:`_pick`'s keys (the highest key is picked)."""
+    keys = np.zeros((3, POWER_T.shape[0], 32), dtype=np.int64)
+    for k in range(POWER_T.shape[0]):
+        for card in range(32):
+            power = int(POWER_T[k, card])
+            trump = EFFECTIVE_T[k, card] == TRUMP and k != NULL
+            keys[0, k, card] = -(1000 * trump + 10 * int(POINTS_T[card]) + power)
+            keys[1, k, card] = power
+            keys[2, k, card] = -power
+    return keys
+
+
+PICK_T = _pick_keys()
 
 
 @njit
 def _pick(mask: int, contract: int, mode: int) -> int:
     """A card of ``mask`` by a key: 0 cheapest (no trump, fewest points, lowest), 1 highest
-    power, 2 lowest power."""
+    power, 2 lowest power; ties go to the lowest card."""
     best = -1
-    best_key = -1e18
+    best_key = -(1 << 40)
     rest = mask
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
-        power = POWER_T[contract, card]
-        points = POINTS_T[card]
-        trump = EFFECTIVE_T[contract, card] == TRUMP and contract != NULL
-        if mode == 0:
-            key = -((1000.0 if trump else 0.0) + 10.0 * points + power)
-        elif mode == 1:
-            key = 1.0 * power
-        else:
-            key = -1.0 * power
+        key = PICK_T[mode, contract, card]
         if key > best_key:
             best_key = key
             best = card
@@ -409,16 +591,10 @@ def _smear(legal: int, hand: int, contract: int) -> int:
     return best
 
 
-@njit
+@njit(inline="always")
 def _winners(legal: int, best: int, contract: int) -> int:
-    out = 0
-    rest = legal
-    while rest:
-        card = lowest_bit(rest)
-        rest &= rest - 1
-        if beats(card, best, contract):
-            out |= 1 << card
-    return out
+    """The cards of ``legal`` that beat ``best``."""
+    return legal & BEATERS_T[contract, best]
 
 
 @njit
@@ -440,22 +616,32 @@ def _lead_suit(hand: int, contract: int, longest: bool) -> int:
 def choose_card(
     seat: int, hand: int, legal: int, contract: int, declarer: int, leader: int,
     trick0: int, trick1: int, in_trick: int, played: int, known: int, voids: int,
+    open_hand: int, cfg: np.ndarray,
 ) -> int:
     """The rules bot's card.
 
     ``played`` holds every card played so far (the current trick included), ``known`` the
     cards the player knows are out of play (the declarer's discards), ``voids`` the suits
-    each seat has shown void in (bit ``seat * 5 + effective suit``).
+    each seat has shown void in (bit ``seat * 5 + effective suit``), ``open_hand`` the
+    declarer's cards still in his hand when he plays an open game and ``seat`` defends (0
+    otherwise), ``cfg`` the bot's configuration (:mod:`.config`).
     """
     unseen = FULL & ~hand & ~played & ~known
+    if not cfg[c.OPEN_DEFENCE]:
+        open_hand = 0
     if contract == NULL:
         return _null_card(seat, hand, legal, declarer, trick0, trick1, in_trick, leader,
-                          unseen, voids)
+                          unseen, voids, open_hand)
     is_declarer = seat == declarer
+    if open_hand:
+        card = _beat_open_hand(legal, contract, trick0, trick1, in_trick, leader, declarer,
+                               open_hand)
+        if card >= 0:
+            return card
     if in_trick == 0:
         if is_declarer:
-            return _declarer_lead(hand, legal, contract, unseen, voids, declarer)
-        return _defender_lead(seat, hand, legal, contract, declarer, unseen, voids)
+            return _declarer_lead(hand, legal, contract, unseen, voids, declarer, cfg)
+        return _defender_lead(seat, hand, legal, contract, declarer, unseen, voids, cfg)
     best = trick0
     best_seat = leader
     if in_trick == 2 and beats(trick1, trick0, contract):
@@ -486,7 +672,7 @@ def choose_card(
     partner_winning = best_seat != declarer
     if last:
         if partner_winning:
-            return _smear(legal, hand, contract)
+            return _smear(legal, hand, contract) if cfg[c.SMEAR] else _pick(legal, contract, 0)
         if winners:
             return _pick(winners, contract, 2)
         return _pick(legal, contract, 0)
@@ -495,7 +681,7 @@ def choose_card(
         led_suit = EFFECTIVE_T[contract, trick0]
         if winners:
             # Keep aces behind the declarer's tens; cover a led jack (Foster).
-            if led_suit == TRUMP or POINTS_T[trick0] >= 10:
+            if (led_suit == TRUMP or POINTS_T[trick0] >= 10) and cfg[c.ACES_BEHIND_TENS]:
                 return _pick(winners, contract, 2)
             sure = 0
             rest = winners
@@ -511,25 +697,26 @@ def choose_card(
     led_suit = EFFECTIVE_T[contract, trick0]
     declarer_void = (voids >> (declarer * 5 + led_suit)) & 1
     declarer_trumps = unseen & FOLLOW_T[contract, TRUMP]
-    if is_top(trick0, unseen, contract) and (declarer_void == 0 or declarer_trumps == 0):
+    if (is_top(trick0, unseen, contract) and (declarer_void == 0 or declarer_trumps == 0)
+            and cfg[c.SMEAR]):
         return _smear(legal, hand, contract)
     return _pick(legal, contract, 0)
 
 
 @njit
 def _declarer_lead(hand: int, legal: int, contract: int, unseen: int, voids: int,
-                   declarer: int) -> int:
+                   declarer: int, cfg: np.ndarray) -> int:
     """Draw trumps while the defenders hold any, then cash aces ("the single player should
-    almost always begin with the trumps"), then lead from the shortest suit."""
+    almost always begin with the trumps"), then lead from the shortest suit. Without that
+    advice (``cfg``) the aces are cashed first and the trumps drawn after."""
     trumps = FOLLOW_T[contract, TRUMP]
     mine = hand & trumps
     theirs = unseen & trumps
-    if mine and theirs:
-        top = _pick(mine, contract, 1)
-        if is_top(top, unseen, contract):
-            return top
-        if popcount(mine) > popcount(theirs):
-            return _pick(mine, contract, 2)
+    first = cfg[c.TRUMPS_FIRST] != 0.0
+    if first:
+        card = _draw_trumps(mine, theirs, unseen, contract)
+        if card >= 0:
+            return card
     side = hand & ~trumps
     rest = side
     best = -1
@@ -546,6 +733,10 @@ def _declarer_lead(hand: int, legal: int, contract: int, unseen: int, voids: int
                 best = card
     if best >= 0:
         return best
+    if not first:
+        card = _draw_trumps(mine, theirs, unseen, contract)
+        if card >= 0:
+            return card
     if side:
         suit = _lead_suit(side, contract, False)
         return _pick(hand & FOLLOW_T[contract, suit], contract, 2)
@@ -553,10 +744,67 @@ def _declarer_lead(hand: int, legal: int, contract: int, unseen: int, voids: int
 
 
 @njit
+def _draw_trumps(mine: int, theirs: int, unseen: int, contract: int) -> int:
+    """A trump to draw the defenders' trumps with (the top one when it is sure, a low one
+    while the declarer holds more), or -1."""
+    if mine and theirs:
+        top = _pick(mine, contract, 1)
+        if is_top(top, unseen, contract):
+            return top
+        if popcount(mine) > popcount(theirs):
+            return _pick(mine, contract, 2)
+    return -1
+
+
+@njit
+def _beat_open_hand(legal: int, contract: int, trick0: int, trick1: int, in_trick: int,
+                    leader: int, declarer: int, open_hand: int) -> int:
+    """Against an open suit or grand game (the declarer must take every trick, R17): a
+    card that wins the trick whatever the declarer, whose cards lie open, can still play;
+    -1 if there is none. The cheapest such card."""
+    best = -1
+    best_key = 1 << 30
+    rest = legal
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        if in_trick == 0:
+            top = card
+        else:
+            top = trick0
+            if in_trick == 2 and beats(trick1, trick0, contract):
+                top = trick1
+            if (in_trick == 2 and leader != declarer and (leader + 1) % 3 != declarer) \
+                    or not beats(card, top, contract):
+                continue  # (a defender's card only matters if it wins the trick)
+            top = card
+        declarer_plays = in_trick == 0 or (in_trick == 1 and leader != declarer)
+        if declarer_plays:
+            lead = card if in_trick == 0 else trick0
+            reply = core.legal_cards(open_hand, core.follow_mask(contract, lead))
+            beaten = False
+            r = reply
+            while r:
+                d = lowest_bit(r)
+                r &= r - 1
+                if beats(d, top, contract):
+                    beaten = True
+                    break
+            if beaten:
+                continue
+        key = 100 * (EFFECTIVE_T[contract, card] == TRUMP) + POWER_T[contract, card]
+        if key < best_key:
+            best_key = key
+            best = card
+    return best
+
+
+@njit
 def _defender_lead(seat: int, hand: int, legal: int, contract: int, declarer: int,
-                   unseen: int, voids: int) -> int:
+                   unseen: int, voids: int, cfg: np.ndarray) -> int:
     """Cash sure aces, keep leading a suit the declarer is void in (force his trumps), lead
-    short suits up to the declarer and long suits through him (Foster)."""
+    short suits up to the declarer and long suits through him (Foster); ``cfg`` can switch
+    off the last two (then the cheapest side card is led)."""
     trumps = FOLLOW_T[contract, TRUMP]
     side = hand & ~trumps
     declarer_trumps = unseen & trumps
@@ -568,10 +816,13 @@ def _defender_lead(seat: int, hand: int, legal: int, contract: int, declarer: in
         void = (voids >> (declarer * 5 + suit)) & 1
         if POINTS_T[card] >= 10 and is_top(card, unseen, contract) and not void:
             return card
-    for suit in range(4):
-        cards = side & FOLLOW_T[contract, suit]
-        if cards and (voids >> (declarer * 5 + suit)) & 1 and declarer_trumps:
-            return _pick(cards, contract, 0)
+    if cfg[c.LEAD_VOID]:
+        for suit in range(4):
+            cards = side & FOLLOW_T[contract, suit]
+            if cards and (voids >> (declarer * 5 + suit)) & 1 and declarer_trumps:
+                return _pick(cards, contract, 0)
+    if side and not cfg[c.THROUGH_LONG]:
+        return _pick(side, contract, 0)
     if side:
         through = seat == (declarer + 2) % 3  # the declarer plays second: lead through him
         suit = _lead_suit(side, contract, through)
@@ -580,18 +831,25 @@ def _defender_lead(seat: int, hand: int, legal: int, contract: int, declarer: in
 
 
 @njit
-def _null_lead(seat: int, legal: int, declarer: int, unseen: int, voids: int) -> int:
+def _null_lead(seat: int, legal: int, declarer: int, unseen: int, voids: int,
+               open_hand: int) -> int:
     """A null defender's lead: the lowest card of the suit where the fewest unseen cards lie
     below it, so a declarer holding that suit must go over it ("a suit whose lowest card is a
     9 is a hole the defenders will find"); prefer a suit the partner has discarded from --
     "give your partner discards ... if you then have the small card of the discarded suit,
-    you may defeat the Nullo at once" (Foster) -- and never a suit the declarer is void in."""
+    you may defeat the Nullo at once" (Foster) -- and never a suit the declarer is void in.
+    Against an open hand the declarer's cards are known: lead under his lowest card of a
+    suit where the partner can stay under it too, so he must take the trick."""
     partner = 3 - seat - declarer
+    if open_hand:
+        card = _catch_open_null(legal, unseen, open_hand)
+        if card >= 0:
+            return card
     best = -1
     best_key = -1e18
     for suit in range(4):
         cards = legal & FOLLOW_T[NULL, suit]
-        out = unseen & FOLLOW_T[NULL, suit]
+        out = (open_hand if open_hand else unseen) & FOLLOW_T[NULL, suit]
         if cards == 0 or out == 0 or (voids >> (declarer * 5 + suit)) & 1:
             continue
         low = _pick(cards, NULL, 2)
@@ -614,8 +872,32 @@ def _null_lead(seat: int, legal: int, declarer: int, unseen: int, voids: int) ->
 
 
 @njit
+def _catch_open_null(legal: int, unseen: int, open_hand: int) -> int:
+    """A lead that catches an open null declarer: in a suit he holds, a card below all of
+    his, with the partner (the unseen cards that are not his) void or holding a card below
+    his lowest too. The lowest such card, or -1."""
+    best = -1
+    for suit in range(4):
+        mask = FOLLOW_T[NULL, suit]
+        his = open_hand & mask
+        mine = legal & mask
+        if his == 0 or mine == 0:
+            continue
+        low = lowest_bit(mine)  # null order is the card order within a suit
+        his_low = lowest_bit(his)
+        if low > his_low:
+            continue
+        partner = unseen & ~open_hand & mask
+        if partner and lowest_bit(partner) > his_low:
+            continue
+        if best < 0 or POWER_T[NULL, low] < POWER_T[NULL, best]:
+            best = low
+    return best
+
+
+@njit
 def _null_card(seat: int, hand: int, legal: int, declarer: int, trick0: int, trick1: int,
-               in_trick: int, leader: int, unseen: int, voids: int) -> int:
+               in_trick: int, leader: int, unseen: int, voids: int, open_hand: int) -> int:
     """Null: the declarer ducks under the trick and sheds high cards when void; the
     defenders attack with low leads (:func:`_null_lead`), duck under the declarer's card
     with their highest safe card, keep their low cards while the declarer is still to play
@@ -624,7 +906,7 @@ def _null_card(seat: int, hand: int, legal: int, declarer: int, trick0: int, tri
     if in_trick == 0:
         if seat == declarer:
             return _pick(legal, contract, 2)
-        return _null_lead(seat, legal, declarer, unseen, voids)
+        return _null_lead(seat, legal, declarer, unseen, voids, open_hand)
     best = trick0
     best_seat = leader
     if in_trick == 2 and beats(trick1, trick0, contract):

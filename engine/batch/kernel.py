@@ -26,6 +26,7 @@ import numpy as np
 from .. import core
 from ..jit import HAVE_NUMBA, njit
 from . import heuristics as h
+from .bits import ctpop
 from .tables import CALL_HOLD, CALL_PASS, DECL_T, EFFECTIVE_T, LADDER_T, N_DECL
 
 #: Most calls an auction can take: 63 bids each held, two passes, nothing else (R3, R4).
@@ -79,25 +80,7 @@ DISCARD_PAIR_T = _discard_pairs()
 _N_DISCARDS = DISCARD_PAIR_T.shape[0]  # 66
 
 # ------------------------------------------------------------------- bit helpers
-_ctpop: Any
-if HAVE_NUMBA:
-    from numba.core import types
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def _ctpop(typingctx: Any, x: Any) -> Any:
-        """The CPU's population count (LLVM ``ctpop``)."""
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.ctpop(args[0])
-
-        return x(x), codegen
-else:  # pragma: no cover - numba is installed in every supported setup
-
-    def _ctpop(x: int) -> int:
-        return bin(x).count("1")
+_ctpop = ctpop
 
 
 @njit(inline="always")
@@ -147,8 +130,9 @@ FAST_PDEP = _fast_pdep()
 _nth_bit: Any
 if FAST_PDEP:
     from llvmlite import ir
-    from numba.core import cgutils
+    from numba.core import cgutils, types
     from numba.cpython.unsafe.numbers import trailing_zeros
+    from numba.extending import intrinsic
 
     @intrinsic
     def _pdep(typingctx: Any, src: Any, mask: Any) -> Any:
@@ -307,14 +291,15 @@ def list_in_card_order(deal: np.ndarray) -> None:
 
 @njit(nogil=True)
 def simulate_into(
-    seed: int, start: int, bots_by_position: np.ndarray,
+    seed: int, start: int, bots_by_position: np.ndarray, cfgs: np.ndarray,
     deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
     game: np.ndarray, discard: np.ndarray, cards: np.ndarray, winners: np.ndarray,
     flags: int = 0,
 ) -> None:
     """Play hands ``start .. start + len(deal) - 1`` into the arrays (rows 0 ..).
 
-    ``bots_by_position`` holds the bot codes of table positions 0, 1, 2. Hand ``index`` is
+    ``bots_by_position`` holds the bot codes of table positions 0, 1, 2 and ``cfgs`` their
+    rules-bot configurations (rows of :data:`.config.N_CFG` floats). Hand ``index`` is
     dealt by table position ``index % 3`` (the deal moves one seat left each hand, R2), so
     Forehand is position ``(index + 1) % 3``. ``game`` columns are listed in
     :data:`GAME_COLUMNS`; discards, cards and trick winners not made are -1.
@@ -336,12 +321,19 @@ def simulate_into(
         dealer = index % 3
         if dealer == 0:
             b0, b1, b2 = p1, p2, p0
+            q0, q1, q2 = 1, 2, 0
         elif dealer == 1:
             b0, b1, b2 = p2, p0, p1
+            q0, q1, q2 = 2, 0, 1
         else:
             b0, b1, b2 = p0, p1, p2
+            q0, q1, q2 = 0, 1, 2
         state = hand_stream(seed, index)
         state, skat = deal_into(state, deal, i, hands)
+        # The rules bots' bid limits, once a hand (every seat speaks at least once).
+        lim0 = h.bid_limit(hands[0], 0, cfgs[q0]) if b0 == RULES_BOT else 0
+        lim1 = h.bid_limit(hands[1], 1, cfgs[q1]) if b1 == RULES_BOT else 0
+        lim2 = h.bid_limit(hands[2], 2, cfgs[q2]) if b2 == RULES_BOT else 0
 
         # ---- auction (R3, R4)
         stage, speaker, listener, to_act, bid = core.AUCTION_START
@@ -356,20 +348,23 @@ def simulate_into(
                     state, r = _below(state, 2)
                     call = core.MIN_BID if r == 0 else CALL_PASS
                 else:
-                    call = h.auction_call(hands[seat], seat, bid, False, True)
+                    call = h.call_for_limit(_of_seat(seat, lim0, lim1, lim2), bid, False,
+                                            True)
             elif seat == listener:
                 if bot == RANDOM_BOT:
                     state, r = _below(state, 2)
                     call = CALL_HOLD if r == 0 else CALL_PASS
                 else:
-                    call = h.auction_call(hands[seat], seat, bid, True, False)
+                    call = h.call_for_limit(_of_seat(seat, lim0, lim1, lim2), bid, True,
+                                            False)
             else:
                 if bot == RANDOM_BOT:
                     above = core.NEXT_BID[bid]
                     state, r = _below(state, _N_LADDER - above + 1)
                     call = LADDER_T[above + r] if above + r < _N_LADDER else CALL_PASS
                 else:
-                    call = h.auction_call(hands[seat], seat, bid, False, False)
+                    call = h.call_for_limit(_of_seat(seat, lim0, lim1, lim2), bid, False,
+                                            False)
             calls[i, nc] = call
             call_seats[i, nc] = seat
             nc += 1
@@ -420,11 +415,12 @@ def simulate_into(
                         ca = _nth_bit(held, DISCARD_PAIR_T[-1 - pick, 0])
                         cb = _nth_bit(held, DISCARD_PAIR_T[-1 - pick, 1])
         else:
-            decl = h.hand_game(held, bid, d)
+            cfg_d = cfgs[_of_seat(d, q0, q1, q2)]
+            decl = h.hand_game(held, bid, d, cfg_d)
             if decl < 0:
                 pickup = 1
                 held |= skat
-                ca, cb, decl = h.discard_and_declare(held, bid, d)
+                ca, cb, decl = h.discard_and_declare(held, bid, d, cfg_d)
         discard[i, 0] = ca
         discard[i, 1] = cb
         if pickup:
@@ -434,6 +430,7 @@ def simulate_into(
         contract = DECL_T[decl, 0]
         s_ann = DECL_T[decl, 2]
         z_ann = DECL_T[decl, 3]
+        ouvert = DECL_T[decl, 4]
         ending = core.END_NONE
 
         # ---- trick play (R8, R9)
@@ -481,7 +478,9 @@ def simulate_into(
                     else:
                         card = h.choose_card(seat, hand, core.legal_cards(hand, follow),
                                              contract, d, leader, t0, t1, k, played,
-                                             known if seat == d else 0, voids)
+                                             known if seat == d else 0, voids,
+                                             hands[d] if ouvert and seat != d else 0,
+                                             cfgs[_of_seat(seat, q0, q1, q2)])
                     hands[seat] = hand & ~(1 << card)
                     played |= 1 << card
                     cards[i, 3 * t + k] = card

@@ -35,6 +35,23 @@ NULL_ORDER_T = np.zeros((4, 8), dtype=np.int64)
 for _c in range(32):
     NULL_ORDER_T[_c >> 3, core.POWER[core.NULL, _c]] = _c
 
+def _beaters() -> np.ndarray:
+    """BEATERS_T[contract, best] -> mask of the cards that beat ``best`` when it is winning
+    the trick (R8), from the rules core's :func:`~skatlog.engine.core.beats`."""
+    kinds = core.TRICK_KEY.shape[0]  # the contracts and any other kind of play the core has
+    table = np.zeros((kinds, 32), dtype=np.int64)
+    for k in range(kinds):
+        for best in range(32):
+            table[k, best] = sum(1 << card for card in range(32)
+                                 if core.beats(k, card, best))
+    return table
+
+
+#: BEATERS_T[contract, best] -> mask of the cards that beat ``best`` (R8).
+BEATERS_T = _beaters()
+#: HIGHER_T[contract, card] -> mask of the cards of ``card``'s effective suit above it (R8).
+HIGHER_T = BEATERS_T & core.LED_FOLLOW
+
 TRUMP_SUIT = core.TRUMP
 NULL = core.NULL
 GRAND = core.GRAND
@@ -70,7 +87,8 @@ DECL_T = _declarations()
 N_DECL = len(DECL_T)
 
 __all__ = [
-    "BASE_T", "CALL_HOLD", "CALL_PASS", "DECL_T", "EFFECTIVE_T", "FOLLOW_T", "GRAND",
-    "LADDER_T", "NULL", "NULL_ORDER_T", "NULL_VALUE_T", "N_DECL", "POINTS_T", "POWER_T",
+    "BASE_T", "BEATERS_T", "CALL_HOLD", "CALL_PASS", "DECL_T", "EFFECTIVE_T", "FOLLOW_T",
+    "GRAND", "HIGHER_T", "LADDER_T", "NULL", "NULL_ORDER_T", "NULL_VALUE_T", "N_DECL",
+    "POINTS_T", "POWER_T",
     "TRUMP_LEN_T", "TRUMP_SEQ_T", "TRUMP_SUIT",
 ]
