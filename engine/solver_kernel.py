@@ -1,0 +1,423 @@
+"""The perfect-information ("double dummy") search, compiled: alpha-beta over the rules core.
+
+Every card is known. A position is the three hands (32-bit masks), the trick on the table
+(``n`` cards ``t0``, ``t1`` led by ``leader``) and what the declarer's side is after:
+
+* ``MODE_POINTS`` (suit and grand): the card points the declarer still takes;
+* ``MODE_TRICKS`` (suit and grand, the "every trick" question): the tricks he still takes;
+* ``MODE_NULL``: whether the declarer takes a trick (1) or not (0); a null ends at his
+  first trick (R9), so the search stops there.
+
+A search value is always the declarer's gain from the position on; the declarer maximizes it
+in suit and grand, the defenders maximize it in null. Legal cards, the trick winner and the
+trick's points come from :mod:`.core` (``follow_mask``, ``legal_cards``, ``trick_winner``,
+``trick_points``); no rule is written here.
+
+Speed comes from four things:
+
+* alpha-beta, fail-soft, with bounds at trick boundaries: the points still in the hands
+  (points), the tricks still to play (tricks), 1 (null);
+* a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
+  by the three hands and the leader (a value is the gain *from* the position, so it holds
+  whichever way the position was reached); entries carry a generation, so a new problem
+  needs no clearing;
+* move ordering: the table's lead first; following, take a trick the opponents are winning
+  as cheaply as possible (as richly as possible when last to play), smear points onto a
+  partner's trick, otherwise throw the least;
+* equivalent cards merged: two cards of one hand and effective suit with no card still in
+  play between them in rank and equal points lead to the same value, so only one is tried.
+
+:func:`minimax` is the plain reference search (no pruning, no table, no merging) that the
+tests and ``bench/solver.py --check`` hold the solver to.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import core
+from .jit import njit
+
+MODE_POINTS = 0
+MODE_TRICKS = 1
+MODE_NULL = 2
+
+#: Slots of the context array the search reads and updates.
+CTX_CONTRACT, CTX_DECLARER, CTX_MODE, CTX_GEN, CTX_NODES = 0, 1, 2, 3, 4
+CTX_SIZE = 5
+
+#: log2 of the transposition table's size.
+TT_BITS = 20
+TT_SIZE = 1 << TT_BITS
+MAX_DEPTH = 32
+
+
+def _play_order() -> np.ndarray:
+    """ORDER[contract] -> the 32 cards sorted by effective suit, then strength (R8, from the
+    core's ``EFFECTIVE`` and ``POWER``): neighbours in it are neighbours in rank."""
+    order = np.zeros((core.N_CONTRACTS, 32), dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        cards = sorted(range(32), key=lambda c: (int(core.EFFECTIVE[k, c]), int(core.POWER[k, c])))
+        order[k] = cards
+    return order
+
+
+ORDER = _play_order()
+EFFECTIVE = core.EFFECTIVE
+POWER = core.POWER
+POINTS = core.POINTS
+
+
+def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An empty transposition table: keys (two words), lower and upper bounds, best lead."""
+    return (np.full(TT_SIZE, -1, dtype=np.int64), np.full(TT_SIZE, -1, dtype=np.int64),
+            np.zeros(TT_SIZE, dtype=np.int16), np.zeros(TT_SIZE, dtype=np.int16),
+            np.full(TT_SIZE, -1, dtype=np.int8))
+
+
+@njit(inline="always")
+def _popcount(x: int) -> int:
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@njit
+def _moves(contract: int, hand: int, legal: int, remaining: int, out: np.ndarray) -> int:
+    """The legal cards worth trying into ``out``, one per class of equivalent cards; their
+    number. Walking each effective suit upward, a card is skipped when the card below it
+    still in play (``remaining``) is a legal card of the same hand with the same points."""
+    count = 0
+    prev = -1
+    prev_suit = -1
+    for i in range(32):
+        c = ORDER[contract, i]
+        if (remaining >> c) & 1 == 0:
+            continue
+        suit = EFFECTIVE[contract, c]
+        if suit != prev_suit:
+            prev = -1
+            prev_suit = suit
+        if (legal >> c) & 1:
+            same = (prev >= 0 and (legal >> prev) & 1 == 1
+                    and (contract == core.NULL or POINTS[prev] == POINTS[c]))
+            if not same:
+                out[count] = c
+                count += 1
+        prev = c
+    return count
+
+
+@njit
+def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: int, t1: int,
+           best_move: int, moves: np.ndarray, count: int, scores: np.ndarray,
+           ) -> None:
+    """Sort ``moves[:count]`` best guess first (see the module docstring)."""
+    null = contract == core.NULL
+    mine = mover == declarer
+    win_card = -1
+    win_seat = -1
+    partner_wins = False
+    if n > 0:
+        win_card = t0
+        win_seat = leader
+        if n == 2 and core.beats(contract, t1, t0):
+            win_card = t1
+            win_seat = (leader + 1) % 3
+        partner_wins = (win_seat == declarer) == mine
+    for i in range(count):
+        c = moves[i]
+        p = POINTS[c]
+        pw = POWER[contract, c]
+        if c == best_move:
+            s = 1 << 40
+        elif n == 0:  # leading: the declarer from the top, defenders plain suits first
+            if null:
+                s = -pw if mine else pw
+            elif mine or EFFECTIVE[contract, c] != core.TRUMP:
+                s = pw * 16 + p
+            else:
+                s = -100000 + pw * 16 + p
+        elif null:
+            beat = core.beats(contract, c, win_card)
+            if mine or win_seat == declarer:  # stay under the best card, as high as possible
+                s = (-1000 if beat else 0) + pw
+            else:
+                s = -pw
+        elif partner_wins:
+            beat = core.beats(contract, c, win_card)
+            s = p * 16 - pw + (0 if n == 2 or not beat else 200)
+        else:
+            if core.beats(contract, c, win_card):
+                s = 5000 + (p * 16 if n == 2 else -pw)
+            else:
+                s = -p * 16 - pw
+        scores[i] = s
+    for i in range(1, count):  # insertion sort, highest score first
+        c = moves[i]
+        s = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < s:
+            moves[j + 1] = moves[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        moves[j + 1] = c
+        scores[j + 1] = s
+
+
+@njit
+def _slot(h0: int, h1: int, h2: int, leader: int) -> int:
+    x = (h0 | (h1 << 32)) * 0x5851F42D4C957F2D + (h2 | (leader << 32)) * 0x14057B7EF767814F
+    return (x ^ (x >> 29) ^ (x >> 41)) & (TT_SIZE - 1)
+
+
+
+@njit
+def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
+           alpha: int, beta: int, ctx: np.ndarray,
+           k1: np.ndarray, k2: np.ndarray, lo: np.ndarray, hi: np.ndarray, mv: np.ndarray
+           ) -> int:
+    """The declarer's gain from the position, fail-soft within ``(alpha, beta)``: a value
+    ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, anything between exact.
+    ``rest`` is the card points left in the three hands; ``hands`` is restored on return.
+
+    Written with an explicit stack (one row of the arrays below per card played), not by
+    recursion: numba cannot cache a recursive function."""
+    contract = ctx[CTX_CONTRACT]
+    declarer = ctx[CTX_DECLARER]
+    mode = ctx[CTX_MODE]
+    gen = ctx[CTX_GEN]
+    moves = np.empty((MAX_DEPTH, 12), dtype=np.int64)
+    scores = np.empty(12, dtype=np.int64)
+    count = np.zeros(MAX_DEPTH, dtype=np.int64)
+    idx = np.zeros(MAX_DEPTH, dtype=np.int64)
+    al = np.zeros(MAX_DEPTH, dtype=np.int64)
+    be = np.zeros(MAX_DEPTH, dtype=np.int64)
+    a0 = np.zeros(MAX_DEPTH, dtype=np.int64)
+    b0 = np.zeros(MAX_DEPTH, dtype=np.int64)
+    best = np.zeros(MAX_DEPTH, dtype=np.int64)
+    chosen = np.zeros(MAX_DEPTH, dtype=np.int64)
+    slots = np.zeros(MAX_DEPTH, dtype=np.int64)
+    key1s = np.zeros(MAX_DEPTH, dtype=np.int64)
+    key2s = np.zeros(MAX_DEPTH, dtype=np.int64)
+    gain = np.zeros(MAX_DEPTH, dtype=np.int64)
+    cur = np.zeros(MAX_DEPTH, dtype=np.int64)
+    ns = np.zeros(MAX_DEPTH, dtype=np.int64)
+    t0s = np.zeros(MAX_DEPTH, dtype=np.int64)
+    t1s = np.zeros(MAX_DEPTH, dtype=np.int64)
+    leads = np.zeros(MAX_DEPTH, dtype=np.int64)
+    rests = np.zeros(MAX_DEPTH, dtype=np.int64)
+    ns[0] = n
+    t0s[0] = t0
+    t1s[0] = t1
+    leads[0] = leader
+    rests[0] = rest
+    al[0] = alpha
+    be[0] = beta
+    d = 0
+    ret = 0
+    entering = True
+    nodes = 0
+    while True:
+        if entering:  # ------------------------------------------------ a new node d
+            entering = False
+            nodes += 1
+            n = ns[d]
+            leader = leads[d]
+            t0 = t0s[d]
+            t1 = t1s[d]
+            alpha = al[d]
+            beta = be[d]
+            a0[d] = alpha
+            b0[d] = beta
+            slots[d] = -1
+            best_move = -1
+            mover = (leader + n) % 3
+            done = False
+            if n == 0:
+                remaining = hands[0] | hands[1] | hands[2]
+                if mode == MODE_POINTS:
+                    top = rests[d]
+                elif mode == MODE_TRICKS:
+                    top = _popcount(remaining) // 3
+                else:
+                    top = 1 if remaining != 0 else 0
+                if remaining == 0:
+                    ret = 0
+                    done = True
+                elif alpha >= top:
+                    ret = top
+                    done = True
+                elif beta <= 0:
+                    ret = 0
+                    done = True
+                else:
+                    slot = _slot(hands[0], hands[1], hands[2], leader)
+                    key1 = hands[0] | (hands[1] << 32)
+                    key2 = hands[2] | (leader << 32) | (gen << 34)
+                    if k1[slot] == key1 and k2[slot] == key2:
+                        low = int(lo[slot])
+                        high = int(hi[slot])
+                        if low >= beta:
+                            ret = low
+                            done = True
+                        elif high <= alpha or low == high:
+                            ret = high
+                            done = True
+                        else:
+                            if low > alpha:
+                                al[d] = low
+                            if high < beta:
+                                be[d] = high
+                            best_move = mv[slot]
+                    slots[d] = slot
+                    key1s[d] = key1
+                    key2s[d] = key2
+                follow = np.int64(-1)
+            else:
+                remaining = hands[0] | hands[1] | hands[2] | (np.int64(1) << t0)
+                if n == 2:
+                    remaining |= np.int64(1) << t1
+                follow = core.follow_mask(contract, t0)
+            if done:
+                if d == 0:
+                    break
+                d -= 1
+                mover = (leads[d] + ns[d]) % 3
+                hands[mover] ^= np.int64(1) << cur[d]
+                _update(d, gain[d] + ret, (mover == declarer) != (mode == MODE_NULL),
+                        best, chosen, cur, al, be)
+            else:
+                legal = core.legal_cards(hands[mover], follow)
+                row = moves[d]
+                c_n = _moves(contract, hands[mover], legal, remaining, row)
+                _order(contract, declarer, mover, leader, n, t0, t1, best_move, row, c_n,
+                       scores)
+                count[d] = c_n
+                idx[d] = 0
+                maximize = (mover == declarer) != (mode == MODE_NULL)
+                best[d] = -1 if maximize else 1 << 20
+                chosen[d] = -1
+        # ---------------------------------------------------- the next card of node d
+        n = ns[d]
+        leader = leads[d]
+        mover = (leader + n) % 3
+        maximize = (mover == declarer) != (mode == MODE_NULL)
+        if idx[d] >= count[d] or al[d] >= be[d]:  # node d is finished
+            value = best[d]
+            slot = slots[d]
+            if slot >= 0:
+                if k1[slot] != key1s[d] or k2[slot] != key2s[d]:
+                    k1[slot] = key1s[d]
+                    k2[slot] = key2s[d]
+                    lo[slot] = 0
+                    hi[slot] = 1 << 14
+                if value <= a0[d]:
+                    if value < hi[slot]:
+                        hi[slot] = value
+                elif value >= b0[d]:
+                    if value > lo[slot]:
+                        lo[slot] = value
+                else:
+                    lo[slot] = value
+                    hi[slot] = value
+                mv[slot] = chosen[d]
+            ret = value
+            if d == 0:
+                break
+            d -= 1
+            mover = (leads[d] + ns[d]) % 3
+            hands[mover] ^= np.int64(1) << cur[d]
+            _update(d, gain[d] + ret, (mover == declarer) != (mode == MODE_NULL),
+                    best, chosen, cur, al, be)
+            continue
+        c = moves[d, idx[d]]
+        idx[d] += 1
+        cur[d] = c
+        hands[mover] ^= np.int64(1) << c
+        t0 = t0s[d]
+        t1 = t1s[d]
+        if n < 2:
+            gain[d] = 0
+            ns[d + 1] = n + 1
+            t0s[d + 1] = c if n == 0 else t0
+            t1s[d + 1] = c if n == 1 else -1
+            leads[d + 1] = leader
+        else:
+            winner = (leader + core.trick_winner(contract, t0, t1, c)) % 3
+            if winner == declarer and mode == MODE_NULL:  # R9: the null is lost here
+                hands[mover] ^= np.int64(1) << c
+                _update(d, 1, maximize, best, chosen, cur, al, be)
+                continue
+            g = 0
+            if winner == declarer:
+                g = core.trick_points(t0, t1, c) if mode == MODE_POINTS else 1
+            gain[d] = g
+            ns[d + 1] = 0
+            t0s[d + 1] = -1
+            t1s[d + 1] = -1
+            leads[d + 1] = winner
+        rests[d + 1] = rests[d] - POINTS[c]
+        al[d + 1] = al[d] - gain[d]
+        be[d + 1] = be[d] - gain[d]
+        d += 1
+        entering = True
+    ctx[CTX_NODES] += nodes
+    return ret
+
+
+@njit(inline="always")
+def _update(d: int, v: int, maximize: bool, best: np.ndarray, chosen: np.ndarray,
+            cur: np.ndarray, al: np.ndarray, be: np.ndarray) -> None:
+    """Fold a child's value ``v`` (for the card ``cur[d]``) into node ``d``."""
+    if maximize:
+        if v > best[d]:
+            best[d] = v
+            chosen[d] = cur[d]
+            if v > al[d]:
+                al[d] = v
+    else:
+        if v < best[d]:
+            best[d] = v
+            chosen[d] = cur[d]
+            if v < be[d]:
+                be[d] = v
+
+
+@njit(cache=False)  # recursive: numba cannot cache it
+def minimax(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, contract: int,
+            declarer: int, mode: int) -> int:
+    """The same value as :func:`search` by plain minimax: every legal card, no pruning,
+    no table, no merging. The reference the solver is tested against."""
+    mover = (leader + n) % 3
+    if n == 0 and (hands[0] | hands[1] | hands[2]) == 0:
+        return 0
+    follow = core.follow_mask(contract, t0) if n > 0 else np.int64(-1)
+    legal = core.legal_cards(hands[mover], follow)
+    maximize = (mover == declarer) != (mode == MODE_NULL)
+    best = -1 if maximize else 1 << 20
+    for c in range(32):
+        if (legal >> c) & 1 == 0:
+            continue
+        bit = np.int64(1) << c
+        hands[mover] ^= bit
+        if n == 0:
+            v = minimax(hands, c, -1, 1, leader, contract, declarer, mode)
+        elif n == 1:
+            v = minimax(hands, t0, c, 2, leader, contract, declarer, mode)
+        else:
+            winner = (leader + core.trick_winner(contract, t0, t1, c)) % 3
+            if winner != declarer:
+                v = minimax(hands, -1, -1, 0, winner, contract, declarer, mode)
+            elif mode == MODE_NULL:
+                v = 1
+            else:
+                gain = core.trick_points(t0, t1, c) if mode == MODE_POINTS else 1
+                v = gain + minimax(hands, -1, -1, 0, winner, contract, declarer, mode)
+        hands[mover] ^= bit
+        if maximize:
+            best = max(best, v)
+        else:
+            best = min(best, v)
+    return best
