@@ -62,8 +62,11 @@ def player_table(
         limit = (f"{group} IN (SELECT DISTINCT {group} FROM g ORDER BY {group} "
                  f"LIMIT {int(first)})")
     scored = {name: points_sql(name, played="played", declaring="declaring")
-              for name in ("list", "seeger-fabian")}
+              + " + coalesce(rv, 0)" for name in ("list", "seeger-fabian")}
     cols = "session_id, club, declarer, won, value, played, table_size"
+    # option ramsch (R20): every seat's Ramsch value, plain points under either scoring
+    ramsch = ("unnest(coalesce(ramsch_values, [0, 0, 0]))"
+              if "ramsch_values" in columns(con, "games") else "0")
     sql = f"""
         WITH g AS (SELECT * FROM ({_games_with_club(con)}) WHERE {where_clause(where)}),
         picked AS (SELECT *, outcome = 'played' AND declarer IS NOT NULL AS played
@@ -79,10 +82,11 @@ def player_table(
                    FROM picked p LEFT JOIN sizes z USING (session_id)),
         seats AS (
             SELECT {cols}, unnest([forehand, middlehand, rearhand]) AS player,
-                unnest([0, 1, 2]) AS seat
+                unnest([0, 1, 2]) AS seat, {ramsch} AS rv
             FROM tabled
             UNION ALL
-            SELECT {", ".join(f"t.{c}" for c in cols.split(", "))}, r.player, NULL AS seat
+            SELECT {", ".join(f"t.{c}" for c in cols.split(", "))}, r.player, NULL AS seat,
+                0 AS rv
             FROM tabled t JOIN roster r USING (session_id)
             WHERE t.table_size > 3
                 AND r.player NOT IN (t.forehand, t.middlehand, t.rearhand)),

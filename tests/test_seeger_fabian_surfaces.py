@@ -176,16 +176,38 @@ def test_seeger_fabian_is_null_at_a_table_of_five(tmp_path: Path) -> None:
     """Seeger-Fabian has no rule for five players: the view says so instead of guessing."""
     con = open_archive(tmp_path / "empty", scoring="seeger-fabian")
     con.execute("""CREATE OR REPLACE VIEW games AS SELECT * FROM (VALUES
-        ('s', 'log', 'played', 'A', 'B', 'C', 'A', true, 24, TIMESTAMP '2026-01-01'),
-        ('s', 'log', 'played', 'D', 'E', 'A', 'D', false, -48, TIMESTAMP '2026-01-01'))
+        ('s', 'log', 'played', 'A', 'B', 'C', 'A', true, 24, TIMESTAMP '2026-01-01',
+         NULL::SMALLINT[]),
+        ('s', 'log', 'played', 'D', 'E', 'A', 'D', false, -48, TIMESTAMP '2026-01-01',
+         NULL::SMALLINT[]))
         t(session_id, origin, outcome, forehand, middlehand, rearhand, declarer_name, won,
-          value, played_at)""")
+          value, played_at, ramsch_values)""")
     from skatlog.analytics.views import sessions_sql
     (size, got, winners), = con.execute(
         f"SELECT table_size, totals, winners FROM ({sessions_sql('seeger-fabian')})").fetchall()
     assert size == 5 and got == [None] * 5 and winners is None
     (got,), = con.execute(f"SELECT totals FROM ({sessions_sql('list')})").fetchall()
     assert got == [24, 0, 0, -48, 0]
+
+
+def test_player_table_counts_ramsch_values_as_plain_points(tmp_path: Path) -> None:
+    """A Ramsch hand (R20) has no declarer: each seat's value counts as it is under both
+    scorings, and the defenders' +40 is only for declared games lost."""
+    from skatlog.analytics.stats import register_wilson
+
+    con = open_archive(tmp_path / "empty")
+    register_wilson(con)
+    con.execute("""CREATE OR REPLACE VIEW games AS SELECT * FROM (VALUES
+        ('s', 'c', 'played', 'A', 'B', 'C', 0, true, 24, NULL::SMALLINT[]),
+        ('s', 'c', 'ramsch', 'B', 'C', 'A', NULL, NULL, 0, [-45, 0, 0]::SMALLINT[]),
+        ('s', 'c', 'played', 'C', 'A', 'B', 0, false, -48, NULL::SMALLINT[]))
+        t(session_id, club, outcome, forehand, middlehand, rearhand, declarer, won, value,
+          ramsch_values)""")
+    got = {name: dict(player_table(con, by="session", scoring=parse_scoring(name))
+                      .select("player", "points").rows())
+           for name in ("list", "seeger-fabian")}
+    assert got == {"list": {"A": 24, "B": -45, "C": -48},
+                   "seeger-fabian": {"A": 24 + 50 + 40, "B": -45 + 40, "C": -48 - 50}}
 
 
 def _query(archive: Path, *options: str) -> list[dict[str, object]]:
