@@ -38,7 +38,7 @@ for _c in range(32):
 def _beaters() -> np.ndarray:
     """BEATERS_T[contract, best] -> mask of the cards that beat ``best`` when it is winning
     the trick (R8), from the rules core's :func:`~skatlog.engine.core.beats`."""
-    kinds = core.TRICK_KEY.shape[0]  # the contracts and any other kind of play the core has
+    kinds = core.POWER.shape[0]  # the contracts and any other kind of play the core has
     table = np.zeros((kinds, 32), dtype=np.int64)
     for k in range(kinds):
         for best in range(32):
@@ -50,7 +50,8 @@ def _beaters() -> np.ndarray:
 #: BEATERS_T[contract, best] -> mask of the cards that beat ``best`` (R8).
 BEATERS_T = _beaters()
 #: HIGHER_T[contract, card] -> mask of the cards of ``card``'s effective suit above it (R8).
-HIGHER_T = BEATERS_T & core.LED_FOLLOW
+HIGHER_T = np.array([[BEATERS_T[k, card] & core.follow_mask(k, card) for card in range(32)]
+                     for k in range(BEATERS_T.shape[0])], dtype=np.int64)
 
 TRUMP_SUIT = core.TRUMP
 NULL = core.NULL
