@@ -7,7 +7,9 @@ plus 50 when the game is won and minus 50 when it is lost; when the declarer los
 other player at the table scores 40 at a 3-player table and 30 at a 4-player table (where
 the dealer sits out each hand and scores the 30 too). Hands without a played game (all
 passed, penalty) score nothing either way. Seeger-Fabian is not defined for other table
-sizes, so its points there are null.
+sizes, so its points there are null. A Ramsch hand (option ``ramsch``, R20) has no declared
+game: each player's Ramsch value counts as it is under both scorings, without Seeger-Fabian's
++50/-50 or +40/+30 (the views and :func:`~.seeger_fabian.player_table` add it).
 
 This totals the list values the engine computed; it restates no rule of play. The scoring
 is given once here, as SQL and as polars expressions over the same columns, so the views,
