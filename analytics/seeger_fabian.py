@@ -63,10 +63,11 @@ def player_table(
                  f"LIMIT {int(first)})")
     scored = {name: points_sql(name, played="played", declaring="declaring")
               + " + coalesce(rv, 0)" for name in ("list", "seeger-fabian")}
-    cols = "session_id, club, declarer, won, value, played, table_size"
+    has_ramsch = "ramsch_values" in columns(con, "games")
+    cols = "session_id, club, declarer, won, value, played, table_size" + (
+        ", ramsch_values" if has_ramsch else "")
     # option ramsch (R20): every seat's Ramsch value, plain points under either scoring
-    ramsch = ("unnest(coalesce(ramsch_values, [0, 0, 0]))"
-              if "ramsch_values" in columns(con, "games") else "0")
+    ramsch = "coalesce(ramsch_values[seat + 1], 0)" if has_ramsch else "0"
     sql = f"""
         WITH g AS (SELECT * FROM ({_games_with_club(con)}) WHERE {where_clause(where)}),
         picked AS (SELECT *, outcome = 'played' AND declarer IS NOT NULL AS played
@@ -82,16 +83,16 @@ def player_table(
                    FROM picked p LEFT JOIN sizes z USING (session_id)),
         seats AS (
             SELECT {cols}, unnest([forehand, middlehand, rearhand]) AS player,
-                unnest([0, 1, 2]) AS seat, {ramsch} AS rv
+                unnest([0, 1, 2]) AS seat
             FROM tabled
             UNION ALL
-            SELECT {", ".join(f"t.{c}" for c in cols.split(", "))}, r.player, NULL AS seat,
-                0 AS rv
+            SELECT {", ".join(f"t.{c}" for c in cols.split(", "))}, r.player, NULL AS seat
             FROM tabled t JOIN roster r USING (session_id)
             WHERE t.table_size > 3
                 AND r.player NOT IN (t.forehand, t.middlehand, t.rearhand)),
         scored AS (
-            SELECT *, coalesce(played AND seat = declarer, FALSE) AS declaring FROM seats),
+            SELECT *, coalesce(played AND seat = declarer, FALSE) AS declaring,
+                {ramsch} AS rv FROM seats),
         points AS (
             SELECT *, {scored["list"]} AS lp, {scored["seeger-fabian"]} AS sf FROM scored)
         SELECT {", ".join(keys)}, count(seat)::BIGINT AS hands,
