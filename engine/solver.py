@@ -28,6 +28,8 @@ from . import solver_kernel as k
 from .cards import DECK, Card
 from .contract import Declaration
 from .game import GameState, Phase
+from .moves import Play
+from .record import GameRecord
 
 #: What a declarer needs (:func:`target`): card points, every trick, a null's no trick, or
 #: nothing can win the game (overbid).
@@ -302,6 +304,47 @@ def position_after_discard(state: GameState) -> Position:
                     state.declarer, 0, (), state.skat_points, 0, 0)
 
 
+def state_at(record: GameRecord, cards: int = 0) -> GameState:
+    """``record``'s game replayed (validated path) to the start of its card play, then
+    ``cards`` cards into it; ValueError when it has no card play or fewer cards."""
+    state = GameState(record.deal, rules=record.rules)
+    moves = iter(record.moves)
+    for move in moves:
+        if state.phase is Phase.PLAY:
+            break
+        state.apply(move)
+    else:
+        move = None
+    if state.phase is not Phase.PLAY:
+        raise ValueError("the game has no card play (all passed, or it ended before a card)")
+    played = 0
+    while played < cards:
+        if not isinstance(move, Play):
+            raise ValueError(f"the game has {played} cards of play, not {cards}")
+        state.apply(move)
+        played += 1
+        move = next(moves, None)
+    return state
+
+
+def card_line(solution: Solution, pos: Position) -> list[str]:
+    """The solution's line as one text line per trick, ``trick 3: FH CJ MH C7 RH CA``
+    (the first trick may start mid-trick)."""
+    seats = ("FH", "MH", "RH")
+    lines: list[str] = []
+    here = pos
+    trick = [f"{seats[(pos.leader + i) % 3]} {DECK[c]}" for i, c in enumerate(pos.trick)]
+    for seat, card in solution.line:
+        trick.append(f"{seats[seat]} {card}")
+        here = here.play(int(card))
+        if not here.trick:
+            lines.append(f"trick {here.tricks_played}: " + "  ".join(trick))
+            trick = []
+    if trick:
+        lines.append(f"trick {here.tricks_played + 1}: " + "  ".join(trick))
+    return lines
+
+
 _DEFAULT: Solver | None = None
 
 
@@ -319,5 +362,6 @@ def solve(pos: Position, *, tricks: bool = False) -> Solution:
 
 
 __all__ = ["NEED_ALL_TRICKS", "NEED_NO_TRICK", "NEED_POINTS", "NEED_UNWINNABLE", "Position",
-           "Solution", "Solver", "default_solver", "position_after_discard", "solve",
+           "Solution", "Solver", "card_line", "default_solver", "position_after_discard", "solve",
+           "state_at",
            "target"]
