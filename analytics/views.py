@@ -44,7 +44,8 @@ def sessions_sql(scoring: Scoring = DEFAULT_SCORING) -> str:
     per-declarer sums and the games the table lost (:func:`~.scoring.total_sql`), so the
     view reads each hand once whatever the scoring.
     """
-    total = total_sql(scoring, value_sum="sc.value_sum", won_games="sc.won_games",
+    total = total_sql(scoring, value_sum="(coalesce(sc.value_sum, 0) + coalesce(r.ramsch_sum, 0))",
+                      won_games="sc.won_games",
                       lost_games="sc.lost_games", lost_at_table="z.lost_at_table",
                       table_size="z.table_size")
     return f"""
@@ -61,6 +62,12 @@ WITH g AS (
            count_if({_PLAYED_SQL} AND won) AS won_games,
            count_if({_PLAYED_SQL} AND NOT won) AS lost_games
     FROM g WHERE declarer_name IS NOT NULL GROUP BY ALL
+), ramsch AS (  -- R20: every player's Ramsch result, plain list points under any scoring
+    SELECT session_id, player, sum(v)::BIGINT AS ramsch_sum FROM (
+        SELECT session_id, forehand AS player, ramsch_values[1] AS v FROM g
+        UNION ALL SELECT session_id, middlehand, ramsch_values[2] FROM g
+        UNION ALL SELECT session_id, rearhand, ramsch_values[3] FROM g
+    ) WHERE v IS NOT NULL GROUP BY ALL
 ), sizes AS (
     SELECT s.session_id, count(*)::INTEGER AS table_size,
            any_value(l.lost_at_table) AS lost_at_table
@@ -71,6 +78,7 @@ WITH g AS (
     SELECT s.session_id, s.player, {total}::BIGINT AS total,
            max({total}) OVER (PARTITION BY s.session_id) AS best
     FROM seats s JOIN sizes z USING (session_id) LEFT JOIN scores sc USING (session_id, player)
+         LEFT JOIN ramsch r USING (session_id, player)
 ), per_session AS (
     SELECT session_id,
            list(player ORDER BY player) AS players,
@@ -185,7 +193,14 @@ def sessions_frame(games: pl.LazyFrame, scoring: Scoring = DEFAULT_SCORING) -> p
     sizes = (seats.group_by("session_id").agg(pl.len().cast(pl.Int32).alias("table_size"))
              .join(g.group_by("session_id").agg(lost.sum().alias("lost_at_table")),
                    on="session_id", how="left"))
-    total = total_expr(scoring, value_sum=pl.col("value_sum"), won_games=pl.col("won_games"),
+    ramsch = pl.concat([  # R20: every player's Ramsch result
+        g.select("session_id", pl.col(seat).cast(pl.String).alias("player"),
+                 pl.col("ramsch_values").list.get(i).cast(pl.Int64).alias("v"))
+        for i, seat in enumerate(("forehand", "middlehand", "rearhand"))
+    ]).drop_nulls("v").group_by("session_id", "player").agg(pl.col("v").sum().alias("r_sum"))
+    scores = scores.join(ramsch, on=["session_id", "player"], how="full", coalesce=True)
+    value_sum = pl.col("value_sum").fill_null(0) + pl.col("r_sum").fill_null(0)
+    total = total_expr(scoring, value_sum=value_sum, won_games=pl.col("won_games"),
                        lost_games=pl.col("lost_games"), lost_at_table=pl.col("lost_at_table"),
                        table_size=pl.col("table_size"))
     totals = (seats.join(sizes, on="session_id")

@@ -16,7 +16,7 @@ from .errors import (
     WrongPhase,
     WrongPlayer,
 )
-from .game import Ending, GameResult, GameState, Phase, Trick
+from .game import Ending, GameResult, GameState, Phase, RamschResult, Trick
 from .moves import (
     FOREHAND,
     MIDDLEHAND,
@@ -25,11 +25,13 @@ from .moves import (
     Declare,
     Discard,
     Hold,
+    Kontra,
     Leave,
     Move,
     Pass,
     PickUp,
     Play,
+    Re,
     Resign,
     ShowCards,
     TimeOut,
@@ -69,6 +71,7 @@ __all__ = [
     "Hold",
     "IllegalBid",
     "IllegalDeclaration",
+    "Kontra",
     "Leave",
     "Move",
     "Pass",
@@ -77,8 +80,10 @@ __all__ = [
     "Play",
     "PlayAfterEnd",
     "Player",
+    "RamschResult",
     "RandomPlayer",
     "Rank",
+    "Re",
     "Resign",
     "Revoke",
     "RuleError",

@@ -124,6 +124,15 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
                           "(rule set isko+iss: R17 endings, R18 off-ladder bids, R7); false "
                           "for skatlog's own games (isko)",
         "extra_bids": "off-ladder bids (171, 189, 190) admitted in this game's replay (R18)",
+        "kontra": "a defender said Kontra (option kontra_re, R19): the list value doubled",
+        "re": "the declarer answered the Kontra with Re (R19): the list value doubled again",
+        "bock": "the hand was played in a Bock round (option bock, R21): every list value "
+                "doubled",
+        "ramsch_points": "a Ramsch hand (option ramsch, R20): card points by seat (Forehand, "
+                         "Middlehand, Rearhand), the skat with the last trick; else null",
+        "ramsch_values": "a Ramsch hand (R20): each seat's list value (most points lose them, "
+                         "doubled for a Jungfrau, +120 for a Durchmarsch; Bock doubled); "
+                         "else null",
         "extra": "the log's fields no column holds (as JSON), kept for lossless export",
         "seed": "simulated hands: the run's seed (skatlog simulate --seed)",
         "bots": "simulated hands: the run's bots at table positions 1-3, comma-separated",

@@ -10,6 +10,10 @@ Some columns of the query schema repeat what other stored columns already say:
                                 stored null, and rebuilt from the three hands' masks
 ``games.rules``                 in partitions before schema version 3, which lack it:
                                 ``isko+iss`` where ``recorded_rules``, else ``isko``
+``games.kontra``, ``re``,       schema version 4 (the house options R19-R21): false where
+``bock``                        null (older partitions, builders that play no option);
+                                ``ramsch_points``/``ramsch_values`` as stored (null when
+                                no partition stores them)
 
 Storing them cost two fifths of a simulated archive's bytes and a third of the Parquet
 writer's time (measured with ``bench/writer.py``). The seats, points and skat cost a scan
@@ -60,6 +64,8 @@ class ComputedColumn:
     #: For a ``fills`` column: the SQL when no partition stores the column at all (an
     #: archive older than the column), where ``sql`` could not name it.
     absent_sql: str | None = None
+    #: Whether the view's column may hold nulls (a Ramsch column of a declared game).
+    nullable: bool = False
 
     @property
     def fills(self) -> bool:
@@ -170,6 +176,28 @@ def _rules_polars() -> pl.Expr:
     return pl.coalesce(pl.col("rules").cast(pl.String), old)
 
 
+def _false_fill(name: str) -> ComputedColumn:
+    """A house-option flag of schema 4 (``kontra``, ``re``, ``bock``): false where a
+    partition before it, or a builder that plays no option, left it null."""
+    def polars() -> pl.Expr:
+        import polars as pl
+
+        return pl.col(name).fill_null(False)
+    return ComputedColumn(name, pa.bool_(), None, f"coalesce({name}, false)", polars,
+                          absent_sql="false")
+
+
+def _null_fill(name: str, sql_type: str, type_: pa.DataType) -> ComputedColumn:
+    """A nullable column of schema 4 (``ramsch_points``, ``ramsch_values``): as stored, and
+    null in an archive none of whose partitions stores it."""
+    def polars() -> pl.Expr:
+        import polars as pl
+
+        return pl.col(name)
+    return ComputedColumn(name, type_, None, name, polars, absent_sql=f"NULL::{sql_type}",
+                          nullable=True)
+
+
 def _points_sql() -> str:
     table = "([" + ", ".join(str(p) for p in CARD_POINTS) + "]::UTINYINT[])"
     return "(" + " + ".join(f"{table}[card{k} + 1]" for k in (1, 2, 3)) + ")::UTINYINT"
@@ -212,6 +240,9 @@ COMPUTED: dict[str, tuple[ComputedColumn, ...]] = {
         ComputedColumn("skat_cards", pa.uint32(), "rearhand_cards", _SKAT_SQL, _skat_polars),
         ComputedColumn("rules", pa.string(), None, _RULES_SQL, _rules_polars,
                        absent_sql=_RULES_BEFORE_3_SQL),
+        _false_fill("kontra"), _false_fill("re"), _false_fill("bock"),
+        _null_fill("ramsch_points", "SMALLINT[]", pa.list_(pa.int16())),
+        _null_fill("ramsch_values", "SMALLINT[]", pa.list_(pa.int16())),
     ),
     "tricks": (
         ComputedColumn("seat1", pa.uint8(), "card3", _seat_sql(0), _seat_polars(0)),
@@ -227,7 +258,7 @@ def query_schema(table: str, stored: pa.Schema) -> pa.Schema:
     at their place: the schema of the view."""
     schema = stored
     for column in COMPUTED.get(table, ()):
-        field = pa.field(column.name, column.type, nullable=False)
+        field = pa.field(column.name, column.type, nullable=column.nullable)
         if column.after is None:  # stored, and filled in
             schema = schema.set(schema.get_field_index(column.name), field)
         else:

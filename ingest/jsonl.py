@@ -19,11 +19,13 @@ from skatlog.engine.moves import (
     Declare,
     Discard,
     Hold,
+    Kontra,
     Leave,
     Move,
     Pass,
     PickUp,
     Play,
+    Re,
     Resign,
     ShowCards,
     TimeOut,
@@ -33,6 +35,7 @@ from skatlog.engine.rules import ISKO, Rules
 
 from .iss import recorded_from_result
 from .model import (
+    RAMSCH_EXTRA,
     GameMeta,
     LogGame,
     LogSyntaxError,
@@ -48,6 +51,9 @@ CONCESSIONS: dict[str, type[Resign | ShowCards | TimeOut | Leave]] = {
     "resign": Resign, "show_cards": ShowCards, "time_out": TimeOut, "leave": Leave,
 }
 _CONCESSION_NAMES: dict[type, str] = {kind: name for name, kind in CONCESSIONS.items()}
+#: R19: the doubling calls, listed in ``doubles`` like concessions (type, seat, at).
+DOUBLES: dict[str, type[Kontra | Re]] = {"kontra": Kontra, "re": Re}
+_DOUBLE_NAMES: dict[type, str] = {kind: name for name, kind in DOUBLES.items()}
 _CARDS: dict[str, Card] = {card.name: card for card in Card}
 RESULT_FIELDS = ("passed", "penalty", "declarer", "won", "value", "matadors", "overbid",
                  "declarer_points", "declarer_tricks", "schneider", "schwarz", "raw")
@@ -91,6 +97,13 @@ def read_jsonl(text: str, *, source: str = "", line: int = 1, rules: Rules = ISK
             parsed.extra["date"] = obj["date"]
         if "result" in obj and obj["result"] is not None:
             parsed.recorded = _result(_get(obj, "result", dict))
+            if parsed.recorded.scores is not None or parsed.recorded.points is not None:
+                parsed.extra[RAMSCH_EXTRA] = {  # kept for export (not in the result struct)
+                    "scores": parsed.recorded.scores, "points": parsed.recorded.points}
+        parsed.bock = _get(obj, "bock", bool, False)
+        if parsed.bock and not parsed.rules.bock:
+            raise LogSyntaxError("syntax", f'"bock": true needs the option bock in "rules"'
+                                 f" (the record is played under {parsed.rules})")
         parsed.deal = _deal(_get(obj, "deal", dict))
         _moves(obj, parsed)
     except LogSyntaxError as err:
@@ -252,17 +265,19 @@ def _moves(obj: dict[str, Any], parsed: ParsedGame) -> None:
                 raise LogSyntaxError("syntax", f"trick {number} lists {_short(name)}, not one"
                                      " card", move=len(moves) + 1)
             moves.append(Play((leader + i) % 3, card[0]))
-    events = []
-    for event in _get(obj, "concessions", list, []):
-        if not isinstance(event, dict):
-            raise LogSyntaxError("syntax", "a concession must be an object")
-        name = event.get("type")
-        kind = CONCESSIONS.get(name) if isinstance(name, str) else None
-        if kind is None:
-            raise LogSyntaxError("syntax", f"{_short(name)} is not a concession"
-                                 f" ({', '.join(CONCESSIONS)})")
-        at = _get(event, "at", int)
-        events.append((at, kind(_seat(event.get("seat"), "the seat of a concession"))))
+    events: list[tuple[int, Move]] = []
+    for field, kinds, what in (("concessions", CONCESSIONS, "concession"),
+                               ("doubles", DOUBLES, "double")):
+        for event in _get(obj, field, list, []):
+            if not isinstance(event, dict):
+                raise LogSyntaxError("syntax", f"a {what} must be an object")
+            name = event.get("type")
+            kind = kinds.get(name) if isinstance(name, str) else None
+            if kind is None:
+                raise LogSyntaxError("syntax", f"{_short(name)} is not a {what}"
+                                     f" ({', '.join(kinds)})")
+            at = _get(event, "at", int)
+            events.append((at, kind(_seat(event.get("seat"), f"the seat of a {what}"))))
     for at, move in sorted(events, key=lambda e: e[0]):
         if not 0 <= at <= len(moves):
             raise LogSyntaxError("syntax", f"a concession at position {at} lies outside the"
@@ -280,6 +295,8 @@ def _result(obj: dict[str, Any]) -> RecordedResult:
     if declarer is not None:
         declarer = _seat(declarer, '"result.declarer"')
     return RecordedResult(
+        scores=_per_seat(obj, "scores"),
+        points=_per_seat(obj, "points"),
         passed=_get(obj, "passed", bool, False),
         penalty=_get(obj, "penalty", bool, False),
         declarer=declarer,
@@ -293,6 +310,24 @@ def _result(obj: dict[str, Any]) -> RecordedResult:
         schwarz=opt("schwarz", bool),
         raw=_get(obj, "raw", str, ""),
     )
+
+
+def _per_seat(obj: dict[str, Any], key: str) -> tuple[int, int, int] | None:
+    """``result.scores`` / ``result.points``: three integers, Forehand to Rearhand (R20)."""
+    values = _get(obj, key, list, None)
+    if values is None:
+        return None
+    if len(values) != 3 or not all(type(v) is int for v in values):
+        raise LogSyntaxError("syntax", f'"result.{key}" lists three integers (Forehand,'
+                             f" Middlehand, Rearhand), not {_short(values)}")
+    return (values[0], values[1], values[2])
+
+
+def ramsch_recorded(record: GameRecord) -> RecordedResult:
+    """The result skatlog records for a Ramsch hand (R20): every seat's value and points."""
+    ramsch = record.result.ramsch
+    assert ramsch is not None
+    return RecordedResult(scores=ramsch.values, points=ramsch.points)
 
 
 # ---------------------------------------------------------------- writing
@@ -313,6 +348,8 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
         obj["session"] = session
     if meta.dealer is not None:
         obj["dealer"] = meta.dealer
+    if record.bock:
+        obj["bock"] = True
     obj["players"] = list(meta.players)
     if date_text:  # the date as the log wrote it (no UTC offset there)
         obj["date"] = date_text
@@ -329,6 +366,7 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
     auction: list[list[Any]] = []
     tricks: list[dict[str, Any]] = []
     concessions: list[dict[str, Any]] = []
+    doubles: list[dict[str, Any]] = []
     declarer = None
     order: list[str] = []
     for at, move in enumerate(record.moves):
@@ -360,6 +398,8 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
             if not tricks or len(tricks[-1]["cards"]) == 3:
                 tricks.append({"leader": move.seat, "cards": []})
             tricks[-1]["cards"].append(move.card.name)  # type: ignore[union-attr]
+        elif kind is Kontra or kind is Re:
+            doubles.append({"type": _DOUBLE_NAMES[kind], "seat": move.seat, "at": at})
         else:
             concessions.append({"type": _CONCESSION_NAMES[kind], "seat": move.seat, "at": at})
     if declarer is None:
@@ -378,8 +418,14 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
     ordered["tricks"] = tricks
     if concessions:
         ordered["concessions"] = concessions
+    if doubles:
+        ordered["doubles"] = doubles
     if recorded is not None:
         ordered["result"] = {key: getattr(recorded, key) for key in RESULT_FIELDS}
+        for key in ("scores", "points"):
+            values = getattr(recorded, key)
+            if values is not None:
+                ordered["result"][key] = list(values)
     if tags:
         ordered["tags"] = dict(tags)
     return ordered
@@ -395,7 +441,8 @@ def write_jsonl(game: LogGame, *, result: str = "auto") -> str:
         raise ValueError("only a validated game (with a record) can be written")
     recorded: RecordedResult | None
     if result == "computed" or (result == "auto" and game.recorded is None):
-        recorded = recorded_from_result(game.record, with_raw=False)
+        recorded = ramsch_recorded(game.record) if game.record.result.ramsch is not None \
+            else recorded_from_result(game.record, with_raw=False)
     elif result in ("recorded", "auto"):
         recorded = game.recorded
     elif result == "none":

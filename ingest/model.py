@@ -100,6 +100,18 @@ class RecordedResult:
     schneider: bool | None = None
     schwarz: bool | None = None
     raw: str = ""
+    #: A Ramsch (R20): every seat's list value and card points, as the log claims them.
+    #: Not part of the archive's ``recorded_result`` struct: kept in ``games.extra``.
+    scores: tuple[int, int, int] | None = None
+    points: tuple[int, int, int] | None = None
+
+
+#: The RecordedResult fields the archive's ``recorded_result`` struct holds.
+RECORDED_STRUCT_FIELDS = ("passed", "penalty", "declarer", "won", "value", "matadors",
+                          "overbid", "declarer_points", "declarer_tricks", "schneider",
+                          "schwarz", "raw")
+#: ``LogGame.extra`` key of a recorded Ramsch result's ``scores`` and ``points``.
+RAMSCH_EXTRA = "ramsch_result"
 
 
 class LogError(ValueError):
@@ -150,6 +162,7 @@ class ParsedGame:
     moves: list[tuple[int, Move]] = field(default_factory=list)
     recorded: RecordedResult | None = None
     rules: Rules = ISKO
+    bock: bool = False  # R21: a hand of a Bock round (skatlog/1 ``bock``)
     errors: list[GameError] = field(default_factory=list)
     warnings: list[GameError] = field(default_factory=list)
     complete: bool = True  # False when the text stops before the record's end

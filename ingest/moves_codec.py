@@ -12,6 +12,7 @@ the seat digit (0 Forehand, 1 Middlehand, 2 Rearhand) followed by the action ::
       <seat><card>     play           "0CJ"
       <seat>RE / SC    resign / show cards (R17)
       <seat>TI / LE    time-out / left the table (R17)
+      <seat>K / R      Kontra / Re (option kontra_re, R19)
 
 
 :func:`encode_moves` and :func:`decode_moves` convert; they round-trip exactly. The
@@ -29,20 +30,23 @@ from skatlog.engine import (
     Declare,
     Discard,
     Hold,
+    Kontra,
     Leave,
     Move,
     Pass,
     PickUp,
     Play,
+    Re,
     Resign,
     ShowCards,
     TimeOut,
 )
 
 _SimpleMove = type[Hold] | type[Pass] | type[PickUp] | type[Resign] | type[ShowCards] | \
-    type[TimeOut] | type[Leave]
+    type[TimeOut] | type[Leave] | type[Kontra] | type[Re]
 _SIMPLE: dict[_SimpleMove, str] = {
     Hold: "y", Pass: "p", PickUp: "s", Resign: "RE", ShowCards: "SC", TimeOut: "TI", Leave: "LE",
+    Kontra: "K", Re: "R",
 }
 _SIMPLE_BACK: dict[str, _SimpleMove] = {code: kind for kind, code in _SIMPLE.items()}
 _CARD_NAMES = tuple(c.name for c in Card)

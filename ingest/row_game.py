@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from skatlog.engine import ISKO, ISKO_ISS, Deal, Rules, replay
 
-from .model import GameMeta, LogGame, RecordedResult
+from .model import RAMSCH_EXTRA, GameMeta, LogGame, RecordedResult
 from .moves_codec import decode_moves
 from .rebuild import moves_from_rows
 
@@ -22,7 +23,7 @@ from .rebuild import moves_from_rows
 EXPORT_COLUMNS = (
     "game_id", "deal", "moves", "declarer", "skat_taken", "discard", "contract", "hand",
     "schneider_announced", "schwarz_announced", "ouvert", "rules", "recorded_rules",
-    "extra_bids",
+    "extra_bids", "bock",
     "played_at", "forehand", "middlehand", "rearhand", "record_id", "session_id", "hand_no",
     "club", "table", "dealer",
     "recorded_result", "extra", "source", "source_line", "source_format", "value_check",
@@ -52,7 +53,7 @@ def log_game_from_row(row: Mapping[str, Any]) -> LogGame:
         moves = moves_from_rows(row, row.get("tricks"), row.get("calls"))  # child_rows_sql
     else:
         moves = decode_moves(row["moves"])
-    record = replay(deal, moves, rules=rules_of_row(row))
+    record = replay(deal, moves, rules=rules_of_row(row), bock=bool(row.get("bock")))
     played_at = row.get("played_at")
     meta = GameMeta(
         players=(row.get("forehand") or "", row.get("middlehand") or "",
@@ -66,8 +67,13 @@ def log_game_from_row(row: Mapping[str, Any]) -> LogGame:
         dealer=row.get("dealer"),
     )
     rec = row.get("recorded_result")
-    recorded = RecordedResult(**rec) if rec is not None else None
     extra = json.loads(row["extra"]) if row.get("extra") else {}
+    recorded = RecordedResult(**rec) if rec is not None else None
+    ramsch = extra.get(RAMSCH_EXTRA)
+    if recorded is not None and isinstance(ramsch, dict):  # R20: kept beside the struct
+        scores, points = ramsch.get("scores"), ramsch.get("points")
+        recorded = replace(recorded, scores=tuple(scores) if scores else None,
+                           points=tuple(points) if points else None)
     return LogGame(
         source=row.get("source") or "",
         line=row.get("source_line") or 0,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -38,7 +38,7 @@ from skatlog.engine import (
 )
 
 from .ids import game_id_of, reject_id_of
-from .model import GameError, LogGame, RecordedResult
+from .model import RECORDED_STRUCT_FIELDS, GameError, LogGame, RecordedResult
 from .moves_codec import encode_move
 from .schema import (
     CALL_KINDS,
@@ -72,7 +72,7 @@ def _recorded_dict(recorded: RecordedResult | None) -> dict[str, Any] | None:
     them)."""
     if recorded is None:
         return None
-    out = asdict(recorded)
+    out = {key: getattr(recorded, key) for key in RECORDED_STRUCT_FIELDS}
     for key, value in out.items():
         if type(value) is int and not _INT32[0] <= value <= _INT32[1]:
             out[key] = None
@@ -144,7 +144,9 @@ def scan_moves(moves: Sequence[Move]) -> ScannedMoves:
 
 # Trick tables as arrays (from the engine's R8 tables) for the vectorised trick winners.
 _POINTS = np.array(CARD_POINTS, dtype=np.uint8)
-_CONTRACT_CODE = {c.label: int(c) for c in Contract}
+#: ``games.contract`` of a Ramsch hand (R20), the core's game kind ``RAMSCH``.
+RAMSCH_LABEL = "ramsch"
+_CONTRACT_CODE = {c.label: int(c) for c in Contract} | {RAMSCH_LABEL: core.RAMSCH}
 
 
 def trick_winners(cards: np.ndarray, contracts: np.ndarray) -> np.ndarray:
@@ -245,6 +247,8 @@ class GameRowsBuilder:
                 score.schneider, score.schwarz, score.won, score.overbid, score.game_value,
                 score.multiplier, score.value,
             )
+        elif result.ramsch is not None:  # R20: no declarer, the game kind is named
+            played = (RAMSCH_LABEL,) + (None,) * 15 + (0,)
         else:
             played = (None,) * 16 + (0,)
         self._results.append((
@@ -253,10 +257,11 @@ class GameRowsBuilder:
             scanned.skat_taken if declarer is not None else None,
             list(scanned.discard) if scanned.discard is not None else None,
             result.bid, *played, scanned.text, str(record.rules), record.recorded,
-            sorted(record.extra_bids) or None,
+            sorted(record.extra_bids) or None, *_house(record),
         ))
         self._deals.append(deal)
-        n_tricks = len(scanned.play_cards) // 3 if decl is not None else 0
+        n_tricks = len(scanned.play_cards) // 3 \
+            if decl is not None or result.ramsch is not None else 0
         self._trick_counts.append(n_tricks)
         if n_tricks:
             self._play_cards.extend(scanned.play_cards[:3 * n_tricks])
@@ -354,8 +359,21 @@ _RESULT_COLUMNS = (
     "contract", "hand", "schneider_announced", "schwarz_announced", "ouvert", "matadors",
     "declarer_points", "defender_points", "declarer_tricks", "defender_tricks", "schneider",
     "schwarz", "won", "overbid", "game_value", "multiplier", "value", "moves", "rules",
-    "recorded_rules", "extra_bids",
+    "recorded_rules", "extra_bids", "kontra", "re", "bock", "ramsch_points", "ramsch_values",
 )
+
+
+def _house(record: GameRecord) -> tuple[Any, ...]:
+    """The house options' columns (R19-R21): kontra, re, bock, Ramsch points and values;
+    null under a rule set without the option, as the compiled builders leave them (the
+    views read a null flag as false)."""
+    result = record.result
+    ramsch = result.ramsch
+    rules = record.rules
+    return (result.kontra is not None if rules.kontra_re else None,
+            result.re if rules.kontra_re else None, record.bock if rules.bock else None,
+            list(ramsch.points) if ramsch is not None else None,
+            list(ramsch.values) if ramsch is not None else None)
 assert set(_META_COLUMNS) | set(_RESULT_COLUMNS) | {
     "deal", "forehand_cards", "middlehand_cards", "rearhand_cards", "ingest_id",
 } == set(GAMES_SCHEMA.names)

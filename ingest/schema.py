@@ -58,11 +58,15 @@ import numpy as np
 import pyarrow as pa
 
 #: Bumped when a column changes meaning or type; stored in every file and the manifest.
-SCHEMA_VERSION = 3
+#: 3 added ``games.rules``; 4 the house options' ``kontra``, ``re``, ``bock``,
+#: ``ramsch_points`` and ``ramsch_values`` (null in older partitions and from builders that
+#: play none of them; the views fill ``kontra``/``re``/``bock`` with false).
+SCHEMA_VERSION = 4
 
 #: ``games.outcome`` values. ``aborted`` is reserved for hands stored without an end
-#: (the engine's replay never yields one: an unfinished record is rejected as ``truncated``).
-OUTCOMES = ("played", "passed", "penalty", "aborted")
+#: (the engine's replay never yields one: an unfinished record is rejected as ``truncated``);
+#: ``ramsch`` is an all-pass hand played as Ramsch (option ``ramsch``, R20).
+OUTCOMES = ("played", "passed", "penalty", "aborted", "ramsch")
 #: ``games.origin`` values.
 ORIGINS = ("log", "simulated")
 #: ``auction.kind`` values.
@@ -165,6 +169,11 @@ GAMES_SCHEMA = _schema([
                                               # views fill it from recorded_rules)
     _f("recorded_rules", pa.bool_(), False),  # replayed under the recorded-log rules (R17, R7)
     _f("extra_bids", pa.list_(pa.int16())),   # off-ladder bids admitted in the replay (R18)
+    _f("kontra", pa.bool_()),                 # a defender said Kontra (R19); views: false
+    _f("re", pa.bool_()),                     # the declarer said Re (R19); views: false
+    _f("bock", pa.bool_()),                   # a hand of a Bock round (R21); views: false
+    _f("ramsch_points", pa.list_(pa.int16())),  # Ramsch (R20): card points by seat
+    _f("ramsch_values", pa.list_(pa.int16())),  # Ramsch (R20): list values by seat
     _f("extra", pa.string()),                 # reader-specific fields as JSON, for export
     _f("seed", pa.int64()),                   # simulated games: the seed
     _f("bots", _DICT),                        # simulated games: bot names, comma-separated

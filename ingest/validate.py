@@ -22,11 +22,13 @@ from skatlog.engine.moves import (
     Declare,
     Discard,
     Hold,
+    Kontra,
     Leave,
     Move,
     Pass,
     PickUp,
     Play,
+    Re,
     Resign,
     ShowCards,
     TimeOut,
@@ -35,6 +37,7 @@ from skatlog.engine.record import GameRecord
 from skatlog.engine.rules import ISKO, ISKO_ISS, Rules
 from skatlog.engine.scoring import score_game
 
+from .house import check_ramsch_value
 from .iss import read_iss
 from .jsonl import read_jsonl
 from .model import GameError, LogGame, ParsedGame, RecordedResult
@@ -76,6 +79,8 @@ def describe_move(move: Move, players: tuple[str, str, str]) -> str:
         ShowCards: lambda: "shows the cards",
         TimeOut: lambda: "times out",
         Leave: lambda: "leaves the table",
+        Kontra: lambda: "says Kontra",
+        Re: lambda: "says Re",
     }[kind]()
     return f"{who} {what}"
 
@@ -86,7 +91,7 @@ def replay_parsed(parsed: ParsedGame) -> LogGame:
     record: GameRecord | None = None
     value_check = "not_recorded"
     if not errors and parsed.deal is not None:
-        state = GameState(parsed.deal, rules=parsed.rules)
+        state = GameState(parsed.deal, rules=parsed.rules, bock=parsed.bock)
         for number, move in parsed.moves:
             try:
                 state.apply(move)
@@ -145,6 +150,8 @@ def check_value(record: GameRecord, recorded: RecordedResult | None, *,
     if recorded is None:
         return "not_recorded", ""
     result = record.result
+    if result.ramsch is not None or recorded.scores is not None:
+        return check_ramsch_value(result, recorded)  # R20
     if recorded.passed:
         if result.outcome == "passed":
             return "ok", ""

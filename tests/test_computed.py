@@ -60,7 +60,10 @@ def _snapshot(archive: Path) -> dict[str, pl.DataFrame]:
         for name in (c.name for c in COMPUTED[table]):
             assert duck[name].to_list() == lazy[name].to_list(), name
             assert lazy[name].dtype == {"skat_cards": pl.UInt32, "deal": pl.List(pl.UInt8),
-                                        "rules": pl.String}.get(name, pl.UInt8)
+                                        "rules": pl.String, "kontra": pl.Boolean,
+                                        "re": pl.Boolean, "bock": pl.Boolean,
+                                        "ramsch_points": pl.List(pl.Int16),
+                                        "ramsch_values": pl.List(pl.Int16)}.get(name, pl.UInt8)
         out[table] = lazy
     return out
 
@@ -71,7 +74,7 @@ def test_stored_partitions_leave_the_computed_columns_out(tmp_path: Path) -> Non
         for path in committed_files(archive, table):
             names = pq.read_schema(path).names
             assert not {c.name for c in COMPUTED[table] if not c.fills} & set(names)
-            assert pq.read_schema(path).metadata[b"skatlog.schema_version"] == b"3"
+            assert pq.read_schema(path).metadata[b"skatlog.schema_version"] == b"4"
     # a deal in card order (every simulated hand) is stored as null, a logged one is kept
     stored = pa.concat_tables(pq.read_table(p, columns=["origin", "deal"])
                               for p in committed_files(archive, "games")).to_pylist()
@@ -124,7 +127,7 @@ def test_schema_1_partitions_mix_with_schema_2(tmp_path: Path) -> None:
     manifest["schema_version"] = 1
     (archive / "manifest.json").write_text(json.dumps(manifest))
     simulate_to_archive(archive, SimulationOptions(hands=200, seed=5, bots=("random",) * 3))
-    assert json.loads((archive / "manifest.json").read_text())["schema_version"] == 3
+    assert json.loads((archive / "manifest.json").read_text())["schema_version"] == 4
     grown = _snapshot(archive)
     assert grown["games"].height == before["games"].height + 200
     report = verify_archive(archive)

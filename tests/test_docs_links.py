@@ -35,7 +35,7 @@ def test_every_relative_link_resolves(page: Path) -> None:
 
 def test_every_rule_cited_is_stated_in_rules_md() -> None:
     stated = set(re.findall(r"^\*\*(R\d+)\. ", RULES.read_text(), re.MULTILINE))
-    assert stated == {f"R{n}" for n in range(1, 19)}
+    assert stated == {f"R{n}" for n in range(1, 22)}  # R19-R21: the isko house options
     for page in PAGES:
         # R0-R2 in backticks and code blocks are ISS's rating tags, not rules
         prose = re.sub(r"```.*?```", "", page.read_text(), flags=re.DOTALL)
@@ -50,7 +50,7 @@ def test_rules_md_states_r17_and_the_rule_sets() -> None:
     for spelling in ("`isko`", "`isko+iss`", "`isko+kontra_re`", "`isko+ramsch`",
                      "`isko+bock`", "`foster`"):
         assert spelling in text
-    assert text.count("planned, not yet implemented") == 4
+    assert text.count("planned, not yet implemented") == 1  # foster
 
 
 def test_readme_links_the_rules_and_the_formats() -> None:

@@ -5,9 +5,11 @@ the engine's properties under every rule set."""
 from __future__ import annotations
 
 import csv
+import json
 import random
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,6 +37,9 @@ from skatlog.engine import (
 from skatlog.engine.game import Ending
 from skatlog.engine.moves import Kontra, Re
 from skatlog.engine.session import bock_hands
+from skatlog.ingest.jsonl import write_jsonl
+from skatlog.ingest.model import LogGame
+from skatlog.ingest.validate import validate_text
 
 VECTORS = Path(__file__).parent / "data" / "variant_vectors.csv"
 ALL = Rules.parse("isko+kontra_re+ramsch+bock")
@@ -287,3 +292,50 @@ def test_points_total_120_and_games_replay(seed: int, rules: Rules) -> None:
     assert again.result == record.result
     if result.score is not None:
         assert result.score.doublings == (result.kontra is not None) + result.re + record.bock
+
+
+# ---------------------------------------------------------------- skatlog/1 records
+SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "skatlog-1.schema.json")
+                    .read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def _line(record: GameRecord) -> str:
+    return write_jsonl(LogGame("t.jsonl", 1, "", "jsonl", record=record))
+
+
+@PROPS
+@given(st.integers(min_value=0, max_value=2**63 - 1), st.sampled_from(RULE_SETS))
+def test_skatlog1_parse_write_parse_is_lossless(seed: int, rules: Rules) -> None:
+    record = random_game(seed, rules)
+    line = _line(record)
+    VALIDATOR.validate(json.loads(line))
+    game = validate_text(line)[0]
+    assert game.ok, game.errors
+    assert game.record is not None and game.value_check in ("ok", "not_recorded")
+    assert (game.record.moves, game.record.rules, game.record.bock) == (
+        record.moves, record.rules, record.bock)
+    assert game.record.result == record.result
+    assert write_jsonl(game) == line
+
+
+def test_skatlog1_ramsch_kontra_bock_records() -> None:
+    ramsch = _hand(ALL, 3, True, declare=False)
+    obj = json.loads(_line(ramsch))
+    assert obj["bock"] is True and "declarer" not in obj
+    ramsch_result = ramsch.result.ramsch
+    assert ramsch_result is not None
+    assert obj["result"]["scores"] == list(ramsch_result.values)
+    assert obj["result"]["points"] == list(ramsch_result.points)
+    wrong = dict(obj, result=dict(obj["result"], scores=[0, 0, 0]))
+    errors = validate_text(json.dumps(wrong))[0].errors
+    assert [e.code for e in errors] == ["score_mismatch"] and "Ramsch" in errors[0].message
+    no_bock = dict(obj, rules="isko+ramsch")
+    errors = validate_text(json.dumps(no_bock))[0].errors
+    assert errors[0].code == "syntax" and "option bock" in errors[0].message
+    kontra = json.loads(_line(_hand(ALL, 4, False, declare=True, kontra=True)))
+    assert kontra["doubles"] == [{"type": "kontra", "seat": 1, "at": 4}]
+    late = dict(kontra, doubles=[{"type": "kontra", "seat": 1, "at": 9}])
+    errors = validate_text(json.dumps(late))[0].errors
+    assert errors[0].code == "wrong_phase" and errors[0].rule == "R19"
+    assert errors[0].move == 10 and "Middlehand" in errors[0].message
