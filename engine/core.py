@@ -626,3 +626,172 @@ def bock_earned(contract: int, declarer_points: int, won: bool, kontra: bool, va
     if kontra and not won:
         return True
     return abs(value) >= BOCK_VALUE
+
+
+# ------------------------------------------------------------------------ foster (F1-F13)
+# R. F. Foster's laws of Skat (1890s), the rule set ``foster`` (docs/rules.md "Foster").
+# Foster's games are kinds of their own with his unit values; each plays on the trump
+# tables of a modern game kind (``FOSTER_PLAY``), so following and trick winners are R8's.
+(F_TOURNEE_DIAMONDS, F_TOURNEE_HEARTS, F_TOURNEE_SPADES, F_TOURNEE_CLUBS, F_TURNED_GRAND,
+ F_GUCKI_GRAND, F_SOLO_DIAMONDS, F_SOLO_HEARTS, F_SOLO_SPADES, F_SOLO_CLUBS, F_SOLO_GRAND,
+ F_OPEN_GRAND, F_GUCKI_NULLO, F_OPEN_GUCKI_NULLO, F_SOLO_NULLO, F_OPEN_SOLO_NULLO,
+ F_RAMSCH) = range(17)
+N_FOSTER_KINDS = 17
+#: Self-explaining names of Foster's games, as the archive's ``contract`` column spells them.
+FOSTER_NAMES = (
+    "tournee_diamonds", "tournee_hearts", "tournee_spades", "tournee_clubs", "turned_grand",
+    "gucki_grand", "solo_diamonds", "solo_hearts", "solo_spades", "solo_clubs", "solo_grand",
+    "open_grand", "gucki_nullo", "open_gucki_nullo", "solo_nullo", "open_solo_nullo", "ramsch",
+)
+#: F6 (law 1): unit values; a nullo's is its fixed value; Ramsch has none.
+FOSTER_UNIT_VALUES = (5, 6, 7, 8, 12, 16, 9, 10, 11, 12, 20, 24, 15, 30, 20, 40, 0)
+#: F2: the modern game kind whose trump tables each of Foster's games plays on.
+FOSTER_PLAY_KINDS = (DIAMONDS, HEARTS, SPADES, CLUBS, GRAND, GRAND, DIAMONDS, HEARTS, SPADES,
+                     CLUBS, GRAND, GRAND, NULL, NULL, NULL, NULL, RAMSCH)
+#: F5: the games that use the skat (no announcement possible, law 41).
+FOSTER_USES_SKAT = (1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0)
+#: F11 (law 3): the games whose losses are always doubled (every gucki).
+FOSTER_GUCKI = (0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0)
+#: F8: the highest level each game can reach (3 without announcements; open grand is 5).
+FOSTER_MAX_LEVEL = (3, 3, 3, 3, 3, 3, 5, 5, 5, 5, 5, 5, 0, 0, 0, 0, 0)
+#: F8: the lowest level (open grand is always schwarz announced, law 39).
+FOSTER_MIN_LEVEL = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 5, 0, 0, 0, 0, 0)
+#: F3: the lowest bid.
+FOSTER_MIN_BID = 10
+#: F9: the player makes schneider at 91; the adversaries make him schneider at 90 (he has 30).
+FOSTER_SCHNEIDER = 91
+FOSTER_SCHNEIDERED = 30
+#: F12 (law 4): what the Ramsch loser pays with no, one, two players who took no trick;
+#: and what each of two tied players pays when the low score took the last trick.
+FOSTER_RAMSCH_LOSS = (20, 30, 50)
+FOSTER_RAMSCH_TIE_LOSS = 20
+
+
+def foster_is_nullo(kind: int) -> bool:
+    """F6: the nullos have fixed values and no trumps."""
+    return FOSTER_PLAY_KINDS[kind] == NULL
+
+
+def foster_bid_ladder() -> tuple[int, ...]:
+    """F3: every won value some game can have -- unit value x a multiplier (a level the game
+    can reach plus 1 to 11 matadors in suit games, 1 to 4 in grands), or a nullo's fixed
+    value -- from 10 up."""
+    values: set[int] = set()
+    for kind in range(N_FOSTER_KINDS):
+        unit = FOSTER_UNIT_VALUES[kind]
+        if kind == F_RAMSCH:
+            continue
+        if foster_is_nullo(kind):
+            values.add(unit)
+            continue
+        most = 4 if FOSTER_PLAY_KINDS[kind] == GRAND else 11
+        for level in range(FOSTER_MIN_LEVEL[kind], FOSTER_MAX_LEVEL[kind] + 1):
+            values |= {unit * (level + mats) for mats in range(1, most + 1)}
+    return tuple(sorted(v for v in values if v >= FOSTER_MIN_BID))
+
+
+FOSTER_BID_LADDER = foster_bid_ladder()
+assert FOSTER_BID_LADDER[:5] == (10, 12, 14, 15, 16)
+FOSTER_UNIT = np.array(FOSTER_UNIT_VALUES, dtype=np.int64)
+FOSTER_PLAY = np.array(FOSTER_PLAY_KINDS, dtype=np.int64)
+FOSTER_DOUBLE_LOSS = np.array(FOSTER_GUCKI, dtype=np.int64)
+FOSTER_LEVEL_MIN = np.array(FOSTER_MIN_LEVEL, dtype=np.int64)
+
+
+@njit
+def foster_score(kind: int, passt_mir_nicht: bool, schneider_announced: bool,
+                 schwarz_announced: bool, abandoned: bool, bid: int, mats: int,
+                 player_points: int, player_tricks: int, adversary_tricks: int
+                 ) -> tuple[bool, int, int, int, bool, bool, bool]:
+    """Score one of Foster's games: ``(won, value, game_value, multiplier, overbid,
+    schneider, schwarz)`` as :func:`score` gives them.
+
+    F8: multiplier = level + matadors; level 1 game, 2 schneider, 3 schneider announced or
+    schwarz unannounced, 4 schwarz after schneider announced, 5 schwarz announced (an open
+    grand always). F9: the player makes schneider at 91 and is made schneider at 30 or
+    fewer. F10: won at 61 (91, every trick as announced) with a value reaching the bid, the
+    levels made counting (law 49). F11: lost, the player pays the value at the level that
+    stands, or when that is below the bid the smallest multiple of the unit value reaching it
+    (law 61); doubled after Passt-mir-nicht and in every gucki (law 3), single otherwise. A
+    Tournée abandoned (F7, law 44) is lost at the game level. A nullo is won without a trick.
+    """
+    unit = FOSTER_UNIT[kind]
+    factor = 2 if FOSTER_DOUBLE_LOSS[kind] == 1 or passt_mir_nicht else 1
+    if FOSTER_PLAY[kind] == NULL:
+        won = player_tricks == 0 and not abandoned
+        if unit < bid:
+            lost = -(-bid // unit) * unit
+            return False, -factor * lost, lost, 1, True, False, False
+        return won, unit if won else -factor * unit, unit, 1, False, False, False
+    schneider = player_points >= FOSTER_SCHNEIDER or player_points <= FOSTER_SCHNEIDERED
+    schwarz = player_tricks == N_TRICKS or adversary_tricks == N_TRICKS
+    open_game = FOSTER_LEVEL_MIN[kind] == 5
+    if abandoned:
+        level = 1
+    elif schwarz_announced or open_game:
+        level = 5
+    elif schneider_announced:
+        level = 4 if schwarz else 3
+    elif schwarz:
+        level = 3
+    elif schneider:
+        level = 2
+    else:
+        level = 1
+    mult = level + abs(mats)
+    value = unit * mult
+    if schwarz_announced or open_game:
+        objective = player_tricks == N_TRICKS
+    elif schneider_announced:
+        objective = player_points >= FOSTER_SCHNEIDER
+    else:
+        objective = player_points >= 61
+    if value < bid:  # law 61: lost at the smallest multiple of the unit reaching the bid
+        lost = -(-bid // unit) * unit
+        return False, -factor * lost, lost, mult, True, schneider, schwarz
+    if objective and not abandoned:
+        return True, value, value, mult, False, schneider, schwarz
+    return False, -factor * value, value, mult, False, schneider, schwarz
+
+
+@njit
+def foster_ramsch_score(p0: int, p1: int, p2: int, t0: int, t1: int, t2: int,
+                        last_winner: int) -> tuple[int, int, int]:
+    """F12 (law 4): a Ramsch's score by seat from card points (the skat with the last
+    trick) and tricks. The most card points lose 20, 30 when one player took no trick, 50
+    when two did. Two tied for most: the one who won the last trick loses; if the low score
+    won it, both tied players lose 20 each. Three at 40: no score."""
+    zero = (1 if t0 == 0 else 0) + (1 if t1 == 0 else 0) + (1 if t2 == 0 else 0)
+    loss = FOSTER_RAMSCH_LOSS[min(zero, 2)]
+    most = max(p0, max(p1, p2))
+    top0, top1, top2 = p0 == most, p1 == most, p2 == most
+    tied = (1 if top0 else 0) + (1 if top1 else 0) + (1 if top2 else 0)
+    if tied == 3:
+        return 0, 0, 0
+    if tied == 2:
+        winner_tied = (last_winner == 0 and top0) or (last_winner == 1 and top1) \
+            or (last_winner == 2 and top2)
+        if not winner_tied:
+            tie = FOSTER_RAMSCH_TIE_LOSS
+            return -tie if top0 else 0, -tie if top1 else 0, -tie if top2 else 0
+        top0, top1, top2 = last_winner == 0, last_winner == 1, last_winner == 2
+    return -loss if top0 else 0, -loss if top1 else 0, -loss if top2 else 0
+
+
+def foster_active_positions(dealer: int, players: int) -> tuple[int, int, int]:
+    """F1: the table positions (clockwise, 0..players-1) sitting Vorhand, Mittelhand,
+    Hinterhand when ``dealer`` deals: with three, the dealer is Hinterhand (law 15); with four
+    to six he takes no cards and deals to the two on his left and the one on his right
+    (law 14)."""
+    if not 3 <= players <= 6 or not 0 <= dealer < players:
+        raise ValueError(f"a Foster table has 3 to 6 players (law 6), not {players}")
+    if players == 3:
+        return (dealer + 1) % 3, (dealer + 2) % 3, dealer
+    return (dealer + 1) % players, (dealer + 2) % players, (dealer - 1) % players
+
+
+def foster_settlement(scores: tuple[int, ...]) -> tuple[float, ...]:
+    """F13 (law 59): each player's result is his running score minus the table's average
+    (186, 42, 344, 116 -> +14, -130, +172, -56); exact whenever the average is whole."""
+    average = sum(scores) / len(scores)
+    return tuple(score - average for score in scores)

@@ -61,6 +61,8 @@ RULE_SETS: dict[str, RuleSet] = {
                 "value of 100 or more counts double (R21)", core.RULE_BOCK),
         },
     ),
+    # foster: scoring, Ramsch, tables and settlement are in the core (engine/foster.py); its
+    # play through GameState is not built, so the name is refused.
     "foster": RuleSet("R. F. Foster's laws of Skat (1890s)", built=False),
 }
 
