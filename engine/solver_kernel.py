@@ -63,6 +63,8 @@ def _play_order() -> np.ndarray:
 
 
 ORDER = _play_order()
+#: RANK_AT[contract, card] -> the card's index in ORDER[contract].
+RANK_AT = np.argsort(ORDER, axis=1).astype(np.int64)
 EFFECTIVE = core.EFFECTIVE
 POWER = core.POWER
 POINTS = core.POINTS
@@ -86,26 +88,29 @@ def _popcount(x: int) -> int:
 @njit
 def _moves(contract: int, hand: int, legal: int, remaining: int, out: np.ndarray) -> int:
     """The legal cards worth trying into ``out``, one per class of equivalent cards; their
-    number. Walking each effective suit upward, a card is skipped when the card below it
-    still in play (``remaining``) is a legal card of the same hand with the same points."""
+    number. A card is skipped when the next lower card of its effective suit still in play
+    (``remaining``) is a legal card of the same hand with the same points (null: any)."""
     count = 0
-    prev = -1
-    prev_suit = -1
-    for i in range(32):
-        c = ORDER[contract, i]
-        if (remaining >> c) & 1 == 0:
-            continue
+    rest = legal
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        c = _popcount(low - 1)
+        i = RANK_AT[contract, c] - 1
         suit = EFFECTIVE[contract, c]
-        if suit != prev_suit:
-            prev = -1
-            prev_suit = suit
-        if (legal >> c) & 1:
-            same = (prev >= 0 and (legal >> prev) & 1 == 1
-                    and (contract == core.NULL or POINTS[prev] == POINTS[c]))
-            if not same:
-                out[count] = c
-                count += 1
-        prev = c
+        same = False
+        while i >= 0:
+            below = ORDER[contract, i]
+            if EFFECTIVE[contract, below] != suit:
+                break
+            if (remaining >> below) & 1:
+                same = ((legal >> below) & 1 == 1
+                        and (contract == core.NULL or POINTS[below] == POINTS[c]))
+                break
+            i -= 1
+        if not same:
+            out[count] = c
+            count += 1
     return count
 
 
@@ -171,6 +176,37 @@ def _slot(h0: int, h1: int, h2: int, leader: int) -> int:
     x = (h0 | (h1 << 32)) * 0x5851F42D4C957F2D + (h2 | (leader << 32)) * 0x14057B7EF767814F
     return (x ^ (x >> 29) ^ (x >> 41)) & (TT_SIZE - 1)
 
+
+
+@njit(inline="always")
+def _top_trumps(contract: int, declarer: int, hands: np.ndarray, mode: int
+                ) -> tuple[int, int]:
+    """What one side is sure of: the highest trumps still in play, while one side holds
+    them, each take a trick whenever they are played. ``(amount, side)``: their card points
+    (``MODE_POINTS``) or tricks (``MODE_TRICKS``: one each for the declarer, half as many
+    for two defenders who may spend two in one trick), side 1 the declarer, 0 the
+    defenders, -1 when there are no trumps."""
+    side = -1
+    total = 0
+    count = 0
+    mine = hands[declarer]
+    everyone = hands[0] | hands[1] | hands[2]
+    for i in range(31, -1, -1):
+        c = ORDER[contract, i]
+        if EFFECTIVE[contract, c] != core.TRUMP:
+            break
+        if (everyone >> c) & 1 == 0:
+            continue
+        holder = 1 if (mine >> c) & 1 else 0
+        if side < 0:
+            side = holder
+        elif holder != side:
+            break
+        total += POINTS[c]
+        count += 1
+    if mode == MODE_TRICKS:
+        total = count if side == 1 else (count + 1) // 2
+    return total, side
 
 
 @njit
@@ -243,8 +279,18 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     top = _popcount(remaining) // 3
                 else:
                     top = 1 if remaining != 0 else 0
+                low_b = 0
+                if mode != MODE_NULL and remaining != 0:
+                    sure, side = _top_trumps(contract, declarer, hands, mode)
+                    if side == 1:
+                        low_b = sure
+                    else:
+                        top -= sure
                 if remaining == 0:
                     ret = 0
+                    done = True
+                elif low_b >= beta:
+                    ret = low_b
                     done = True
                 elif alpha >= top:
                     ret = top
