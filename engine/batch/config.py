@@ -24,7 +24,7 @@ _FIELDS: tuple[tuple[str, float, str], ...] = (
     ("grand_jacks_aces", 1.0, "judge a grand by jacks and aces (by suit length when off)"),
     ("null_sevens", 1.0, "judge a null by the low cards under each card, sevens first "
      "(by the count of high cards when off)"),
-    ("bid_slack", 1.0, "multipliers of slack below a 'without' count when bidding"),
+    ("bid_slack", 3.0, "multipliers of slack below a 'without' count when bidding"),
     ("smear", 1.0, "defenders fatten the partner's winning tricks with tens and aces"),
     ("trumps_first", 1.0, "the declarer draws trumps before cashing side aces"),
     ("through_long", 1.0, "defenders lead a long suit through the declarer, a short suit "
@@ -35,10 +35,13 @@ _FIELDS: tuple[tuple[str, float, str], ...] = (
     ("grand_two_wenzels", 1.0, "a grand on two jacks and two good side suits is safe"),
     ("lead_void", 1.0, "defenders keep leading a suit the declarer is void in"),
     ("open_defence", 1.0, "defenders of an open game play against the open hand"),
-    ("suit_margin", 0.0, "tricks' worth added to the suit-game threshold"),
+    ("suit_margin", 0.2, "tricks' worth added to the suit-game threshold"),
     ("grand_margin", 0.0, "tricks' worth added to the grand threshold"),
-    ("null_risk", 1.0, "risky cards a null taken with the skat may keep"),
+    ("null_risk", 2.0, "risky cards a null taken with the skat may keep"),
     ("hand_margin", 0.0, "tricks' worth added to the margin a hand game needs"),
+    ("skat_bonus", 1.0, "tricks' worth a suit game expects from the skat when bidding"),
+    ("grand_declare", 0.0, "tricks' worth a grand must clear, beyond the other games, to "
+     "be declared after the skat"),
 )
 NAMES: tuple[str, ...] = tuple(f[0] for f in _FIELDS)
 DEFAULTS = np.array([f[1] for f in _FIELDS], dtype=np.float64)
@@ -48,7 +51,7 @@ SWITCHES = frozenset(n for n in NAMES[:12] if n != "bid_slack")
 
 (COUNT_JACKS, GRAND_JACKS_ACES, NULL_SEVENS, BID_SLACK, SMEAR, TRUMPS_FIRST, THROUGH_LONG,
  ACES_BEHIND_TENS, NULL_LONG_SEVEN, GRAND_TWO_WENZELS, LEAD_VOID, OPEN_DEFENCE,
- SUIT_MARGIN, GRAND_MARGIN, NULL_RISK, HAND_MARGIN) = range(N_CFG)
+ SUIT_MARGIN, GRAND_MARGIN, NULL_RISK, HAND_MARGIN, SKAT_BONUS, GRAND_DECLARE) = range(N_CFG)
 
 
 @dataclass(frozen=True)

@@ -46,20 +46,24 @@ _ACE, _TEN, _KING, _JACK = 7, 3, 6, 4
 
 #: Strength (hundredths of a trick, see :func:`strength`) a game needs after the skat.
 THRESHOLD = np.array([400, 400, 400, 400, 500], dtype=np.int64)
-#: What the skat adds on average when judging a hand before seeing it: a suit game gains a
-#: trump or lays away a bare ten; a grand "needs jacks and aces" (modern rules "Strategy")
-#: and is bid only on what the hand already holds.
-SKAT_BONUS = np.array([100, 100, 100, 100, 0], dtype=np.int64)
 #: Extra strength needed to play without the skat (hand game, one more multiplier).
 HAND_MARGIN = 150
 #: Extra strength needed to announce schneider in a hand game.
 SCHNEIDER_MARGIN = 350
+#: What each trump past the fourth adds in a suit game.
+SUIT_LENGTH = 60
 #: Forehand leads the first trick: worth something in grand (Foster).
 GRAND_LEAD_BONUS = 50
 
 
 # ------------------------------------------------------------------ evaluation tables
 def _side_value(byte: int, grand: bool, by_aces: bool) -> int:
+    if grand and by_aces:
+        return -100 * _grand_losers(byte)
+    return _plain_side_value(byte, grand, by_aces)
+
+
+def _plain_side_value(byte: int, grand: bool, by_aces: bool) -> int:
     """A side suit's worth (hundredths of a trick) from its cards (``byte``: bit r is rank
     r, jack excluded): aces, tens guarded by their ace or by length, solid A-10-K; a bare
     ten is a gift to the defenders. In grand long A-10 suits run (by aces: "jacks and aces,
@@ -88,6 +92,40 @@ def _side_value(byte: int, grand: bool, by_aces: bool) -> int:
     return w
 
 
+#: Plain ranks from the top: A 10 K Q 9 8 7 (R8).
+_PLAIN_DOWN = (_ACE, _TEN, _KING, 5, 2, 1, 0)
+
+
+def _grand_losers(byte: int) -> int:
+    """Tricks a side suit loses in grand: of its first three rounds, those its top run
+    (A, A-10, A-10-K ...) does not win; a suit of four or more headed by A-10 runs once the
+    jacks are drawn. A bare ten is a loser, a bare ace none."""
+    ranks = [r for r in _PLAIN_DOWN if (byte >> r) & 1]
+    run = 0
+    for r in _PLAIN_DOWN:
+        if not (byte >> r) & 1:
+            break
+        run += 1
+    if len(ranks) >= 4 and run >= 2:
+        return 0
+    return max(0, min(len(ranks), 3) - run)
+
+
+#: Losers a grand may have, by the jacks held (grand "needs jacks": measured on the bot's
+#: own grands, three jacks win with four losers, two with one, one jack hardly ever).
+_GRAND_ALLOWANCE = (-3, -2, 1, 4, 4)
+
+
+def _grand_jacks(jacks: int, by_rank: bool) -> int:
+    """A grand's worth from its jacks: the threshold plus a trick per loser the jacks allow
+    (the J-clubs a little more, it "anchors the count"); counted flat (``by_rank`` off) a
+    straight line in the number of jacks."""
+    n = bin(jacks).count("1")
+    if by_rank:
+        return 500 + 100 * _GRAND_ALLOWANCE[n] + (20 if jacks & 1 else 0)
+    return 500 + 125 * n - 150
+
+
 def _ladder(i_missing: int) -> int:
     """A trump's worth by how many higher trumps are missing: the top trumps count most."""
     return (100, 60, 35)[i_missing] if i_missing < 3 else 20
@@ -114,7 +152,7 @@ def _trump_value(jacks: int, suit: int, grand: bool, by_rank: bool) -> int:
         if n < 2:
             w -= 150 * (2 - n)
     elif n > 4:
-        w += 30 * (n - 4)
+        w += SUIT_LENGTH * (n - 4)  # measured: a sixth trump wins more than a side ace
     else:
         w -= 120 * (5 - n)
     return w
@@ -141,10 +179,13 @@ def _null_holes(byte: int, rule: int) -> int:
 SIDE_T = np.array([[_side_value(b & ~(1 << _JACK), g, a) for b in range(256)]
                    for g, a in ((False, True), (True, True), (True, False))], dtype=np.int64)
 #: TRUMP_T[k, jacks, suit byte]: the trumps' worth; k 0 suit by rank, 1 suit flat, 2 grand
-#: by rank, 3 grand flat (suit byte ignored in grand).
-TRUMP_T = np.array([[[_trump_value(j, s, g, r) for s in range(256)] for j in range(16)]
-                    for g, r in ((False, True), (False, False), (True, True), (True, False))],
-                   dtype=np.int64)
+#: by jacks and aces (losers allowed), 3 the same counted flat, 4 and 5 grand by length
+#: (by rank, flat); the suit byte is ignored in grand.
+TRUMP_T = np.array([[[_trump_value(j, s, False, r) for s in range(256)] for j in range(16)]
+                    for r in (True, False)]
+                   + [[[_grand_jacks(j, r)] * 256 for j in range(16)] for r in (True, False)]
+                   + [[[_trump_value(j, s, True, r) for s in range(256)] for j in range(16)]
+                      for r in (True, False)], dtype=np.int64)
 def _best_after_discards(byte: int, k: int) -> int:
     """The most a side suit can be worth once up to two of its cards are laid away (a void
     counted at the suit game's 30): an upper bound for :func:`discard_and_declare`."""
@@ -173,7 +214,7 @@ GOOD_T = np.array([int((b >> _ACE) & 1 == 1 and ((b >> _TEN) & 1 == 1
                                                  or bin(b & ~(1 << _JACK)).count("1") >= 4))
                    for b in range(256)], dtype=np.int64)
 #: Strength a grand on two jacks and two good side suits gains (Foster: "safe").
-WENZEL_BONUS = 100
+WENZEL_BONUS = 200
 
 
 # ------------------------------------------------------------------ bit helpers
@@ -280,6 +321,12 @@ def null_danger(hand: int, ouvert: bool, cfg: np.ndarray) -> int:
     suit a hand counts as hopeless (10) when ``cfg`` follows Foster's "never bid a nullo
     without the seven of the long suit"."""
     rule = (1 if ouvert else 0) if cfg[c.NULL_SEVENS] else 2
+    return _holes(hand, rule, cfg[c.NULL_LONG_SEVEN] != 0.0)
+
+
+@njit(inline="always")
+def _holes(hand: int, rule: int, long_seven: bool) -> int:
+    """:func:`null_danger` for a :data:`HOLES_T` rule, ``long_seven`` for Foster's check."""
     danger = 0
     longest = 0
     sevenless = 0
@@ -292,7 +339,7 @@ def null_danger(hand: int, ouvert: bool, cfg: np.ndarray) -> int:
             sevenless = 1 - (b & 1)
         elif n == longest:
             sevenless |= 1 - (b & 1)
-    if cfg[c.NULL_LONG_SEVEN] and sevenless:
+    if long_seven and sevenless:
         danger += 10
     return danger
 
@@ -313,12 +360,32 @@ def bid_limit(hand: int, seat: int, cfg: np.ndarray) -> int:
     """The highest value this 10-card hand bids to (0: it does not bid at all)."""
     best = 0
     hand_margin = HAND_MARGIN + int(100.0 * cfg[c.HAND_MARGIN])
+    skat_bonus = int(100.0 * cfg[c.SKAT_BONUS])
+    # The side suits' table entries once for the four suit games (:func:`strength`).
+    flat = 0 if cfg[c.COUNT_JACKS] else 1
+    jacks = _jacks(hand)
+    n_jacks = popcount(jacks)
+    sides = 0
+    voids = 0
+    for suit in range(4):
+        b = _byte(hand, suit) & 0xEF
+        sides += SIDE_T[0, b]
+        voids += b == 0
     for contract in range(5):
-        s = strength(hand, contract, cfg)
-        if contract == GRAND and seat == 0:
-            s += GRAND_LEAD_BONUS
+        if contract == GRAND:
+            s = strength(hand, contract, cfg)
+            if seat == 0:
+                s += GRAND_LEAD_BONUS
+            skat = 0
+        else:
+            b = _byte(hand, contract)
+            own = b & 0xEF
+            s = TRUMP_T[flat, jacks, b] + sides - SIDE_T[0, own]
+            if n_jacks + POPCOUNT8_T[own] >= 5:
+                s += 30 * (voids - (own == 0))
+            skat = skat_bonus
         need = threshold(contract, cfg)
-        if s + SKAT_BONUS[contract] < need:
+        if s + skat < need:
             continue
         mult = bidding_multiplier(hand, contract, cfg)
         if s >= need + hand_margin:
@@ -327,10 +394,10 @@ def bid_limit(hand: int, seat: int, cfg: np.ndarray) -> int:
     danger = null_danger(hand, False, cfg)
     if danger <= int(cfg[c.NULL_RISK]) + 1:
         best = max(best, 23)  # the two discards can lay away one more risky card
-    if danger == 0:
-        best = max(best, 35)  # a hand null must be safe: lost, it costs 70
-    if null_danger(hand, True, cfg) == 0:
-        best = max(best, 59)
+        if danger == 0:
+            best = max(best, 35)  # a hand null must be safe: lost, it costs 70
+            if null_danger(hand, True, cfg) == 0:  # (never safe open when not closed)
+                best = max(best, 59)
     return best
 
 
@@ -418,8 +485,10 @@ def discard_and_declare(held: int, bid: int, seat: int, cfg: np.ndarray
         trumps = FOLLOW_T[contract, TRUMP]
         candidates = held & ~trumps
         base = -threshold(contract, cfg)
-        if contract == GRAND and seat == 0:
-            base += GRAND_LEAD_BONUS
+        if contract == GRAND:
+            base -= int(100.0 * cfg[c.GRAND_DECLARE])
+            if seat == 0:
+                base += GRAND_LEAD_BONUS
         if value < bid:
             base -= 100000  # an overbid is lost whatever happens (R15)
         decl = decl_index(contract, 0, 0, 0, 0)
@@ -495,6 +564,8 @@ def discard_and_declare(held: int, bid: int, seat: int, cfg: np.ndarray
     if bid <= 46 and holes - 2 <= risk and best_score < NULL_SCORE_MAX:
         plain = decl_index(NULL, 0, 0, 0, 0)
         open_ = decl_index(NULL, 0, 0, 0, 1)
+        long_seven = cfg[c.NULL_LONG_SEVEN] != 0.0
+        open_rule = 1 if rule == 0 else 2
         rest = held
         while rest:
             a = lowest_bit(rest)
@@ -504,10 +575,10 @@ def discard_and_declare(held: int, bid: int, seat: int, cfg: np.ndarray
                 b = lowest_bit(rest2)
                 rest2 &= rest2 - 1
                 ten = held & ~(1 << a) & ~(1 << b)
-                danger = null_danger(ten, False, cfg)
+                danger = _holes(ten, rule, long_seven)
                 if danger > risk:
                     continue
-                ouvert = null_danger(ten, True, cfg) == 0
+                ouvert = _holes(ten, open_rule, long_seven) == 0
                 if not ouvert and bid > 23:
                     continue
                 # Fewest risky cards kept; among equal discards lay away the highest.
@@ -668,6 +739,13 @@ def choose_card(
             # Take a fat trick with a high trump even when not sure of it.
             if points >= 10:
                 return _pick(winners, contract, 1)
+            # Void in a side suit led to him: ruff low rather than let the last defender
+            # smear a ten onto his partner's trick.
+            ruffs = winners & FOLLOW_T[contract, TRUMP]
+            if ruffs and contract != GRAND and EFFECTIVE_T[contract, trick0] != TRUMP \
+                    and (hand & core.follow_mask(contract, trick0)) == 0 \
+                    and (legal & ~ruffs) != 0:
+                return _pick(ruffs, contract, 2)
         return _pick(legal, contract, 0)
     partner_winning = best_seat != declarer
     if last:
