@@ -271,26 +271,36 @@ def bid_allowed(value: int, flags: int) -> bool:
     return kind == 1 or (kind == 2 and (flags & RULE_ISS_BIDS) != 0)
 
 
-@njit
-def auction_error(stage: int, listener: int, to_act: int, bid: int, seat: int, call: int,
-                  flags: int) -> int:
-    """The ``A_*`` error that ``call`` by ``seat`` makes now, or 0 when it is legal (R3, R4)."""
+@njit(inline="always")
+def duel_error(stage: int, listener: int, to_act: int, bid: int, seat: int, call: int,
+               allowed: bool, opening: int) -> int:
+    """The ``A_*`` error of a call in the bidding duels (R4, and Foster's F4, the same
+    order): ``allowed`` says whether a bid's value is one of the rule set's, ``opening`` is
+    the one value Forehand alone may take the game at."""
     if stage == AUCTION_DONE:
         return A_OVER
     if seat != to_act:
         return A_NOT_YOUR_TURN
     if call > CALL_HOLD:
         if stage == 3:
-            return 0 if call == MIN_BID else A_ONLY_18
+            return 0 if call == opening else A_ONLY_18
         if seat == listener:
             return A_LISTENER_BIDS
-        if not bid_allowed(call, flags):
+        if not allowed:
             return A_OFF_LADDER
         if call <= bid:
             return A_NOT_HIGHER
     elif call == CALL_HOLD and (stage == 3 or seat != listener):
         return A_HOLD_NOT_LISTENER
     return 0
+
+
+@njit
+def auction_error(stage: int, listener: int, to_act: int, bid: int, seat: int, call: int,
+                  flags: int) -> int:
+    """The ``A_*`` error that ``call`` by ``seat`` makes now, or 0 when it is legal (R3, R4)."""
+    return duel_error(stage, listener, to_act, bid, seat, call, bid_allowed(call, flags),
+                      MIN_BID)
 
 
 @njit(inline="always")
@@ -692,6 +702,10 @@ def foster_bid_ladder() -> tuple[int, ...]:
 
 FOSTER_BID_LADDER = foster_bid_ladder()
 assert FOSTER_BID_LADDER[:5] == (10, 12, 14, 15, 16)
+#: FOSTER_BID_KIND[value] -> 1 when ``value`` is one of Foster's bids (F3).
+FOSTER_BID_KIND = np.zeros(FOSTER_BID_LADDER[-1] + 1, dtype=np.int64)
+FOSTER_BID_KIND[list(FOSTER_BID_LADDER)] = 1
+FOSTER_LADDER = np.array(FOSTER_BID_LADDER, dtype=np.int64)
 FOSTER_UNIT = np.array(FOSTER_UNIT_VALUES, dtype=np.int64)
 FOSTER_PLAY = np.array(FOSTER_PLAY_KINDS, dtype=np.int64)
 FOSTER_DOUBLE_LOSS = np.array(FOSTER_GUCKI, dtype=np.int64)
@@ -795,3 +809,26 @@ def foster_settlement(scores: tuple[int, ...]) -> tuple[float, ...]:
     (186, 42, 344, 116 -> +14, -130, +172, -56); exact whenever the average is whole."""
     average = sum(scores) / len(scores)
     return tuple(score - average for score in scores)
+
+
+@njit
+def foster_auction_error(stage: int, listener: int, to_act: int, bid: int, seat: int,
+                         call: int) -> int:
+    """F3, F4: the ``A_*`` error of a call in Foster's auction: the duels of R4 on Foster's
+    numbers; when nobody bid, Vorhand may take the game at 10, or pass into a Ramsch."""
+    allowed = 0 <= call < FOSTER_BID_KIND.shape[0] and FOSTER_BID_KIND[call] == 1
+    return duel_error(stage, listener, to_act, bid, seat, call, allowed, FOSTER_MIN_BID)
+
+
+#: F5: the Foster game kinds each skat move leads to: a turned card (Tournée), gucki.
+FOSTER_TOURNEES = (F_TOURNEE_DIAMONDS, F_TOURNEE_HEARTS, F_TOURNEE_SPADES, F_TOURNEE_CLUBS)
+
+
+@njit
+def foster_turned_game_ok(kind: int, turned: int) -> bool:
+    """F5 (law 29, 30): the game a turned skat card allows: the Tournée of its suit, and for
+    a jack also a turned grand."""
+    if kind == F_TURNED_GRAND:
+        return (turned & 7) == JACK
+    return F_TOURNEE_DIAMONDS <= kind <= F_TOURNEE_CLUBS and kind - F_TOURNEE_DIAMONDS \
+        == (turned >> 3)

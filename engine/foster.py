@@ -2,9 +2,9 @@
 self-explaining names, their scoring, Ramsch, the seats of a table of three to six and the
 settlement of a sitting, as typed wrappers over the rules core (:mod:`.core`).
 
-The play of a Foster hand through :class:`~.game.GameState` (the turned card, Passt-mir-nicht,
-gucki, his auction numbers) is not built yet, so :class:`~.rules.Rules` still refuses the
-name ``foster``; what is here scores and totals his games.
+A Foster hand is played move by move by :class:`~.foster_game.FosterHand`. Logs and the
+archive do not carry Foster hands yet, so :class:`~.rules.Rules` still refuses the name
+``foster``.
 """
 
 from __future__ import annotations

@@ -109,6 +109,35 @@ class Re:
     seat: int
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Foster (F5, law 28-30): the player turns up skat card ``card`` for a Tournée; with
+    ``passt_mir_nicht`` he took the other card into his hand unshown and must play this
+    one's game (his loss then counts double, law 3)."""
+
+    seat: int
+    card: Card
+    passt_mir_nicht: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Gucki:
+    """Foster (F5, law 28, 40): the player takes both skat cards into his hand unseen."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class FosterDeclare:
+    """Foster (F5): the player names his game (a ``core.F_*`` kind, see
+    :class:`~.foster.FosterGame`) with the announcements a solo allows (law 39)."""
+
+    seat: int
+    game: int
+    schneider_announced: bool = False
+    schwarz_announced: bool = False
+
+
 AuctionCall = Bid | Hold | Pass
 Move = (Bid | Hold | Pass | PickUp | Discard | Declare | Play | Resign | ShowCards | TimeOut
         | Leave | Kontra | Re)

@@ -61,8 +61,9 @@ RULE_SETS: dict[str, RuleSet] = {
                 "value of 100 or more counts double (R21)", core.RULE_BOCK),
         },
     ),
-    # foster: scoring, Ramsch, tables and settlement are in the core (engine/foster.py); its
-    # play through GameState is not built, so the name is refused.
+    # foster: its scoring, tables and settlement (engine/foster.py) and its hands move by
+    # move (engine/foster_game.py) are built; logs and the archive do not carry them yet,
+    # so the name is refused.
     "foster": RuleSet("R. F. Foster's laws of Skat (1890s)", built=False),
 }
 

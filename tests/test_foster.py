@@ -4,11 +4,29 @@ its law), his bidding numbers, the seats of a 3-6 player table and a sitting's s
 from __future__ import annotations
 
 import csv
+import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from skatlog.engine import UnknownRules, core
+from skatlog.engine import (
+    CARD_POINTS,
+    Bid,
+    Card,
+    Discard,
+    Hold,
+    Move,
+    Pass,
+    Phase,
+    Play,
+    RuleError,
+    UnknownRules,
+    core,
+    deal_cards,
+    seeded_deal,
+)
 from skatlog.engine.foster import (
     FOSTER_BIDS,
     FosterGame,
@@ -17,7 +35,11 @@ from skatlog.engine.foster import (
     foster_ramsch,
     foster_score,
 )
+from skatlog.engine.foster_game import FosterHand, replay_foster
+from skatlog.engine.moves import FosterDeclare, Gucki, Turn
 from skatlog.engine.rules import Rules
+
+from .enginekit import make_deal
 
 VECTORS = Path(__file__).parent / "data" / "foster_vectors.csv"
 
@@ -132,3 +154,154 @@ def test_table_sizes_and_half_rounds_are_refused() -> None:
 def test_foster_play_is_not_offered_before_it_is_built() -> None:
     with pytest.raises(UnknownRules, match="not built yet"):
         Rules.parse("foster")
+
+
+# ---------------------------------------------------------------- a Foster hand, move by move
+def _candidates(hand: FosterHand) -> list[Move]:
+    """Every move worth trying now (legal and not); the hand's own check sorts them."""
+    seats = (0, 1, 2)
+    if hand.phase is Phase.AUCTION:
+        return ([Bid(s, v) for s in seats for v in (*FOSTER_BIDS[:6], 11, 216)]
+                + [Hold(s) for s in seats] + [Pass(s) for s in seats])
+    if hand.phase is Phase.PLAY:
+        return [Play(s, c) for s in seats for c in Card]
+    seat = hand.declarer
+    assert seat is not None
+    held = [c for c in Card if hand.hands[seat] >> c & 1]
+    moves: list[Move] = [Gucki(seat)]
+    moves += [Turn(seat, c, pmn) for c in hand.deal.skat for pmn in (False, True)]
+    moves += [FosterDeclare(seat, int(g), s, z) for g in FosterGame
+              for s, z in ((False, False), (True, False), (True, True))]
+    moves += [Discard(seat, (a, b)) for i, a in enumerate(held) for b in held[i + 1:i + 3]]
+    return moves
+
+
+def _legal(hand: FosterHand) -> list[Move]:
+    out = []
+    for move in _candidates(hand):
+        try:
+            hand.check(move)
+        except RuleError:
+            continue
+        out.append(move)
+    return out
+
+
+def _random_hand(seed: int) -> FosterHand:
+    rng = random.Random(seed)
+    hand = FosterHand(deal_cards(rng))
+    while not hand.finished:
+        legal = _legal(hand)
+        assert legal, hand.phase
+        passes = [m for m in legal if isinstance(m, Pass)]
+        pick = passes[0] if passes and rng.random() < 0.5 else rng.choice(legal)
+        hand.apply(pick)
+    return hand
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**63 - 1))
+def test_random_foster_hands_total_120_and_replay(seed: int) -> None:
+    hand = _random_hand(seed)
+    result = hand.result()
+    if result.ramsch_points is not None:
+        assert sum(result.ramsch_points) == 120
+        assert sum(1 for v in result.seat_values if v) in (0, 1, 2)
+    elif len(hand.tricks) == 10:
+        other = sum(hand.taken_points) - hand.taken_points[result.declarer or 0]
+        assert result.player_points + other == 120
+    again = replay_foster(hand.deal, hand.moves).result()
+    assert again == result
+
+
+def _tournee(passt_mir_nicht: bool) -> FosterHand:
+    deal = make_deal("CJ.HA.HT.HK.H9.H8.SA.DA.D7.C7", "", "", "HQ.ST")
+    hand = FosterHand(deal)
+    for move in (Bid(1, 10), Hold(0), Pass(1), Pass(2)):
+        hand.apply(move)
+    assert hand.declarer == 0 and hand.bid == 10
+    with pytest.raises(RuleError, match="turn a card"):
+        hand.apply(FosterDeclare(0, int(FosterGame.TOURNEE_HEARTS)))  # the skat untouched
+    hand.apply(Turn(0, Card.HQ, passt_mir_nicht))
+    with pytest.raises(RuleError, match="law 39, 41"):  # no announcement with the skat
+        hand.apply(FosterDeclare(0, int(FosterGame.TOURNEE_HEARTS), True))
+    with pytest.raises(RuleError, match="law 29"):
+        hand.apply(FosterDeclare(0, int(FosterGame.TOURNEE_SPADES)))
+    with pytest.raises(RuleError, match="law 29"):
+        hand.apply(FosterDeclare(0, int(FosterGame.TURNED_GRAND)))  # a queen, not a jack
+    hand.apply(FosterDeclare(0, int(FosterGame.TOURNEE_HEARTS)))
+    hand.apply(Discard(0, (Card.ST, Card.C7)))
+    while not hand.finished:
+        hand.apply(Play(hand.to_move, hand.legal_cards()[0]))  # type: ignore[arg-type]
+    return hand
+
+
+def test_a_tournee_and_passt_mir_nicht_doubling_the_loss() -> None:
+    plain, pmn = _tournee(False).result(), _tournee(True).result()
+    assert plain.contract == "tournee_hearts" and pmn.contract == "passt_mir_nicht_hearts"
+    assert plain.score is not None and pmn.score is not None
+    assert plain.matadors == 1 and plain.player_points == pmn.player_points
+    expected = foster_score(FosterGame.TOURNEE_HEARTS, bid=10, matadors=1,
+                            player_points=plain.player_points,
+                            player_tricks=plain.player_tricks)
+    assert plain.score == expected
+    assert pmn.score.value == (plain.score.value if plain.score.won
+                               else 2 * plain.score.value)
+
+
+def test_the_auction_on_fosters_numbers_and_ramsch_when_nobody_bids() -> None:
+    hand = FosterHand(seeded_deal(2))
+    with pytest.raises(RuleError, match="Foster's bids"):
+        hand.apply(Bid(1, 11))
+    for move in (Pass(1), Pass(2)):
+        hand.apply(move)
+    with pytest.raises(RuleError, match="at 10"):
+        hand.apply(Bid(0, 12))
+    hand.apply(Pass(0))
+    assert hand.game is FosterGame.RAMSCH and hand.phase is Phase.PLAY
+    while not hand.finished:
+        hand.apply(Play(hand.to_move, hand.legal_cards()[0]))  # type: ignore[arg-type]
+    result = hand.result()
+    assert result.outcome == "ramsch" and result.ramsch_points is not None
+    assert sum(result.ramsch_points) == 120 and min(result.seat_values) in (-20, -30, -50, 0)
+
+
+def test_gucki_nullo_is_announced_before_the_skat_and_gucki_grand_after() -> None:
+    for first in ("nullo", "grand"):
+        hand = FosterHand(seeded_deal(4))
+        for move in (Pass(1), Pass(2), Bid(0, 10)):
+            hand.apply(move)
+        if first == "nullo":
+            hand.apply(FosterDeclare(0, int(FosterGame.GUCKI_NULLO)))
+            hand.apply(Gucki(0))
+        else:
+            hand.apply(Gucki(0))
+            with pytest.raises(RuleError, match="law 28"):
+                hand.apply(FosterDeclare(0, int(FosterGame.GUCKI_NULLO)))
+            hand.apply(FosterDeclare(0, int(FosterGame.GUCKI_GRAND)))
+        held = [c for c in Card if hand.hands[0] >> c & 1]
+        assert len(held) == 12
+        hand.apply(Discard(0, (held[0], held[1])))
+        while not hand.finished:
+            hand.apply(Play(hand.to_move, hand.legal_cards()[-1]))  # type: ignore[arg-type]
+        result = hand.result()
+        assert result.score is not None
+        if not result.score.won:  # every gucki loses double (law 3)
+            assert result.score.value == -2 * result.score.game_value
+
+
+def test_a_solo_with_announcements_and_the_skat_for_the_player() -> None:
+    hand = FosterHand(seeded_deal(6))
+    for move in (Pass(1), Pass(2), Bid(0, 10)):
+        hand.apply(move)
+    with pytest.raises(RuleError, match="implies"):
+        hand.apply(FosterDeclare(0, int(FosterGame.SOLO_CLUBS), False, True))
+    hand.apply(FosterDeclare(0, int(FosterGame.SOLO_CLUBS), True))
+    with pytest.raises(RuleError):
+        hand.apply(Gucki(0))
+    while not hand.finished:
+        hand.apply(Play(hand.to_move, hand.legal_cards()[0]))  # type: ignore[arg-type]
+    result = hand.result()
+    skat = sum(CARD_POINTS[c] for c in hand.deal.skat)
+    assert result.player_points == hand.taken_points[0] + skat
+    assert result.score is not None and result.score.multiplier >= 4  # announced: level 3+
