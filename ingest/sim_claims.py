@@ -21,6 +21,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+
 from skatlog.engine.rules import ISKO, Rules
 
 from .model import LogGame
@@ -28,6 +31,7 @@ from .simulated import (
     MAX_CLAIMED_INDEX,
     MatchedGame,
     SimulatedSpan,
+    _rows_of,
     _spans,
     position_bots,
 )
@@ -42,6 +46,9 @@ ISS_CLAIM = re.compile(r"\]seed\[(\d{1,19})\]bots\[([a-z]+),([a-z]+),([a-z]+)\]"
 #: Where the skatlog/1 writer puts them: the last key of the object.
 JSON_CLAIM = re.compile(r',"tags":\{"seed":"(\d{1,19})","bots":"([a-z]+),([a-z]+),([a-z]+)",'
                         r'"hand":"(\d{1,16})"(,"sessions":"1")?\}\}\Z')
+
+#: :data:`ISS_CLAIM` over bytes, for :func:`match_lines` (a claim never spans a newline).
+ISS_CLAIM_BYTES = re.compile(ISS_CLAIM.pattern.encode())
 
 _Run = tuple[str, int, tuple[str, str, str], bool]  # format, seed, bots by position, sessions
 
@@ -78,6 +85,13 @@ def _run(kind: str, seed_text: str, b0: str, b1: str, b2: str, dealer: int,
     return kind, seed, position_bots((b0, b1, b2), dealer), sessions
 
 
+@lru_cache(maxsize=4096)
+def _run_of_bytes(seed: bytes, b0: bytes, b1: bytes, b2: bytes, dealer: int,
+                  sessions: bool) -> _Run | None:
+    """:func:`_run` of an ISS claim's tags as bytes (cached by them)."""
+    return _run("sgf", seed.decode(), b0.decode(), b1.decode(), b2.decode(), dealer, sessions)
+
+
 def match_records(raws: Sequence[RawRecord], rules: Rules | None = None
                   ) -> dict[int, MatchedGame]:
     """The records of ``raws`` (by position) that are exactly the simulator's line of the
@@ -112,6 +126,60 @@ def match_records(raws: Sequence[RawRecord], rules: Rules | None = None
                     out[k] = MatchedGame(source=raw.source, line=raw.line, raw="",
                                          format=raw.format, span=span, row=index - begin)
     return out
+
+
+def match_lines(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: np.ndarray,
+                ingest_id: str | None) -> tuple[np.ndarray, list[dict[str, pa.Table]]]:
+    """The ISS lines of ``chunk`` (``chunk[starts[k]:ends[k]]``, one record each; only those
+    of mask ``candidates`` are looked at) that are exactly the simulator's line of the hand
+    they claim, found as :func:`match_records` finds them but without making a record of
+    any line: one regex pass over the chunk's bytes, one ``simulate_batch`` call per
+    stretch of claimed hands, whole lines compared as bytes. Returns the mask of matched
+    lines and the simulator's tables of those hands (``games`` rows in line order per
+    stretch, repeats kept, as :func:`~.simulated.reproduce` gives them)."""
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.engine.jit import HAVE_NUMBA
+
+    from .sim_text import batch_lines, program
+
+    matched = np.zeros(len(starts), dtype=bool)
+    if not HAVE_NUMBA or not candidates.any():
+        return matched, []
+    found = list(ISS_CLAIM_BYTES.finditer(chunk))
+    at_line = (np.searchsorted(starts, np.fromiter((m.start() for m in found), np.int64,
+                                                   len(found)), side="right") - 1).tolist()
+    begins, finish, todo = starts.tolist(), ends.tolist(), candidates.tolist()
+    runs: dict[_Run, list[tuple[int, int]]] = defaultdict(list)
+    for m, k in zip(found, at_line, strict=True):
+        if k < 0 or not todo[k] or m.end() > finish[k]:
+            continue
+        todo[k] = False  # the first claim of a line is its claim (re.search)
+        seed, b0, b1, b2, hand, sessions = m.groups()
+        index = int(hand)
+        if index >= MAX_CLAIMED_INDEX:
+            continue
+        run = _run_of_bytes(seed, b0, b1, b2, index % 3, sessions is not None)
+        if run is not None:
+            runs[run].append((index, k))
+    tables: list[dict[str, pa.Table]] = []
+    for (kind, seed, bots, sessions), items in runs.items():
+        items.sort()
+        prog = program(kind, seed, bots, sessions)
+        at = 0
+        for begin, end in _spans(sorted({index for index, _ in items})):
+            batch = simulate_batch(seed, begin, end - begin, bots)
+            lines = batch_lines(batch, prog).split(b"\n")
+            rows: list[int] = []
+            while at < len(items) and items[at][0] < end:
+                index, k = items[at]
+                at += 1
+                line = chunk[begins[k]:finish[k]].strip()
+                if line == lines[index - begin] and b"#" not in line:
+                    matched[k] = True
+                    rows.append(index - begin)
+            if rows:
+                tables.append(_rows_of(SimulatedSpan(batch, sessions).tables(ingest_id), rows))
+    return matched, tables
 
 
 def presimulated(raws: Iterable[RawRecord], rules: Rules | None = None,

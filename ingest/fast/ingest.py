@@ -1,9 +1,10 @@
 """Ingest ISS files into the archive through the fast path, committing as it goes.
 
 Accepted games go in as the kernel's columnar tables; the records it hands to the slow path
-are validated by the reference validator and stored as games or rejects exactly as
-:func:`skatlog.ingest.pipeline.ingest_paths` would. Files that are not ISS (skatlog JSON
-Lines) go through the reference path entirely. Same archive, same rows, same game ids.
+are validated by the reference validator in the same worker process (:mod:`.parts`) and
+stored as games or rejects exactly as :func:`skatlog.ingest.pipeline.ingest_paths` would.
+Files that are not ISS (skatlog JSON Lines) go through the reference path entirely. Same
+archive, same rows, same game ids.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ..rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
 from ..schema import TABLES
 from ..simulated import claims_simulation, reproduce
 from ..sniff import find_logs
-from ..sources import RawRecord, detect_format
+from ..sources import detect_format
 from .parts import iter_part_batches
 from .stream import CHUNK_BYTES, is_compressed_name, open_binary
 
@@ -121,9 +122,9 @@ def ingest_iss_fast(
     records each file's SHA-256 in the ``ingests`` row (plain files are hashed as they are
     read; compressed ones, whose stored bytes are hashed, take one extra read).
 
-    The worker processes write the partition files of the games they accept
-    (:mod:`.parts`); this process dedupes their game ids in file order, validates the
-    records the kernel handed over with the reference validator, and commits what is done
+    The worker processes validate (the kernel, and the reference validator for the records
+    it hands over) and write the partition files of the valid games (:mod:`.parts`); this
+    process dedupes their game ids in file order, stores the rejects, and commits what is done
     at a task boundary every few seconds and at the end, each commit atomic (a Ctrl-C lets
     the running tasks finish, commits them and raises
     :class:`~skatlog.ingest.interrupt.RunInterrupted`). ``rules``: the rule set of records
@@ -235,23 +236,14 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
             writer.adopt(batch.parts)
         else:
             _rewrite_without(writer, batch.parts, batch.ids[keep])
-        if not stop_requested():  # after a Ctrl-C only the compiled games are kept: the
-            for game in _slow_games(batch.slow, rules):  # slow records are the slow part,
-                sink.add(game)  # and the rerun validates them again anyway
+        for game in batch.games:  # the task's rejects, prose and unmatched claims
+            sink.add(game)
         sink.flush()
         writer.batch_done()
         if on_progress is not None:
             on_progress(summary.seen)
         if after_batch is not None:
             after_batch()
-
-
-def _slow_games(records: list[RawRecord], rules: Rules) -> Iterable[LogGame]:
-    """The records handed over, validated; the simulator's own lines matched in batches
-    (:func:`~skatlog.ingest.sim_claims.presimulated`)."""
-    from ..sim_claims import presimulated
-
-    return presimulated(records, rules)
 
 
 def _rewrite_without(writer: ArchiveWriter, parts: dict[str, list[dict[str, Any]]],

@@ -937,11 +937,16 @@ def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, t
         if i >= end:
             break
         ts = i
-        while i < end and (65 <= buf[i] <= 90 or 48 <= buf[i] <= 57):
+        lower = False
+        while i < end and (65 <= buf[i] <= 90 or 48 <= buf[i] <= 57 or 97 <= buf[i] <= 122):
+            lower |= buf[i] >= 97
             i += 1
         te = i
         if te == ts or i >= end or buf[i] != 91:
             row[F_STATUS] = FRAGMENT
+            return
+        if lower:  # a tag of another program, or a simulated hand's claim: the reader's
+            row[F_STATUS] = UNSURE  # (one whole line: one record, not a fragment)
             return
         i += 1
         vs = i

@@ -4,8 +4,12 @@ The single-threaded Parquet writer of the main process was the bottleneck of a b
 here each task (a few consecutive chunks of the file) is scanned by the kernel, turned into
 the ``games``/``tricks``/``auction`` tables of its accepted games and written straight to its
 own partition files (``<table>/part-<ingest_id>-c<task>-<n>.parquet``) inside the archive,
-under the lock the main process's :class:`~skatlog.ingest.archive.ArchiveWriter` holds. Only
-the file names, the game ids written and the records for the slow path travel back.
+under the lock the main process's :class:`~skatlog.ingest.archive.ArchiveWriter` holds. The
+records the kernel hands over are settled in the worker too (:func:`_settle_slow`): the
+simulator's own lines (:mod:`..sim_claims`) and the records the reference validator finds
+valid are written to the same partition files; only the file names, the game ids written and
+the games the main process must still see (rejects, prose between records, claims that did
+not match) travel back.
 
 Games whose id the archive already held when the run started, and repeats within the task,
 are dropped by the worker; repeats across tasks only the main process can see (it dedupes
@@ -35,6 +39,7 @@ import pyarrow.compute as pc
 from skatlog.engine.rules import ISKO_ISS, Rules
 
 from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema
+from ..model import LogGame
 from ..sources import RawRecord
 from .runner import process_chunk, warm_up
 from .stream import CHUNK_BYTES, is_compressed_name, iter_chunks, open_binary
@@ -51,15 +56,17 @@ GAME_TABLES = ("games", "tricks", "auction")
 
 @dataclass
 class PartBatch:
-    """What one task did: ``accepted`` games (kernel status ok), of which the ones with
-    ``ids`` (file order) are in the partition files ``parts``; ``slow`` records go to the
-    reference validator."""
+    """What one task did: ``accepted`` valid games (the kernel's, then the slow path's
+    that the worker stored itself), of which the ones with ``ids`` are in the partition
+    files ``parts``; ``games``: the records the slow path settled that the main process
+    stores or reports (rejects, lines that are no record, claimed simulated hands that did
+    not match their re-simulation), validated, in file order."""
 
     number: int
     accepted: int
     ids: np.ndarray
     parts: dict[str, list[dict[str, Any]]]
-    slow: list[RawRecord] = field(default_factory=list)
+    games: list[LogGame] = field(default_factory=list)
 
 
 def _keep_rows(tables: dict[str, pa.Table], keep: np.ndarray, ids: np.ndarray
@@ -113,29 +120,83 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
     written: list[np.ndarray] = []
     slow: list[RawRecord] = []
     accepted = 0
+
+    def store(tables: dict[str, pa.Table]) -> None:
+        """Write the games of ``tables`` that neither the archive (at the run's start) nor
+        this task holds yet."""
+        ids = tables["games"].column("game_id").to_numpy().astype(np.int64)
+        keep = seen_here.new_mask(ids)
+        if _KNOWN is not None and len(_KNOWN):
+            keep &= ~_KNOWN.contains(ids)
+        if not keep.any():
+            return
+        for table, data in _keep_rows(tables, keep, ids).items():
+            if data.num_rows:
+                files.write(table, fit_schema(table, data))
+        written.append(ids[keep])
+
     try:
         for first, chunk in chunks:
-            batch = process_chunk(first, chunk, source, True, ingest_id, rules)
+            batch = process_chunk(first, chunk, source, True, ingest_id, rules, claims=True)
             slow.extend(batch.slow)
-            accepted += batch.accepted
-            if batch.tables is None or batch.tables["games"].num_rows == 0:
-                continue
-            ids = batch.tables["games"].column("game_id").to_numpy().astype(np.int64)
-            keep = seen_here.new_mask(ids)
-            if _KNOWN is not None and len(_KNOWN):
-                keep &= ~_KNOWN.contains(ids)
-            if not keep.any():
-                continue
-            for table, data in _keep_rows(batch.tables, keep, ids).items():
-                if data.num_rows:
-                    files.write(table, fit_schema(table, data))
-            written.append(ids[keep])
+            accepted += batch.accepted + batch.matched
+            if batch.tables is not None and batch.tables["games"].num_rows:
+                store(batch.tables)
+            for tables in batch.claimed:  # the simulator's own lines, matched
+                store(tables)
+        settled = _settle_slow(slow, rules, ingest_id)
+        for tables in settled.tables:
+            store(tables)
+        accepted += settled.stored
         parts = files.finish_all()
     except BaseException:
         files.abandon()
         raise
     ids_out = np.concatenate(written) if written else np.empty(0, np.int64)
-    return PartBatch(number, accepted, ids_out, {t: p for t, p in parts.items() if p}, slow)
+    return PartBatch(number, accepted, ids_out, {t: p for t, p in parts.items() if p},
+                     settled.games)
+
+
+@dataclass
+class _Settled:
+    """The slow path's verdict on a task's records: ``tables`` of the ``stored`` valid
+    games the worker writes itself, and the ``games`` left to the main process."""
+
+    tables: list[dict[str, pa.Table]] = field(default_factory=list)
+    stored: int = 0
+    games: list[LogGame] = field(default_factory=list)
+
+
+def _settle_slow(records: list[RawRecord], rules: Rules, ingest_id: str) -> _Settled:
+    """Validate the records the kernel handed over, in the worker: the simulator's own lines
+    matched in batches and stored as the simulator's rows, every other record replayed by
+    the reference validator (:func:`~skatlog.ingest.sim_claims.presimulated`, the same
+    verdicts as the reference ingest); valid logged games become rows here as well."""
+    from ..rows import GameRowsBuilder
+    from ..sim_claims import presimulated
+    from ..simulated import MatchedGame, claims_simulation, reproduce
+
+    out = _Settled()
+    if not records:
+        return out
+    matched: list[LogGame] = []
+    rows = GameRowsBuilder(ingest_id)
+    for game in presimulated(records, rules):
+        if isinstance(game, MatchedGame):
+            matched.append(game)
+        elif game.ok and not claims_simulation(game):
+            rows.add_log_game(game)
+            out.stored += 1
+        else:  # rejects and prose (summary), claims checked field by field (main process)
+            out.games.append(game)
+    if matched:
+        outcome = reproduce(matched, ingest_id)
+        if outcome.tables is not None:
+            out.tables.append(outcome.tables)
+        out.stored += len(matched)
+    if len(rows):
+        out.tables.append(rows.tables())
+    return out
 
 
 def iter_part_batches(

@@ -84,6 +84,10 @@ class FastBatch:
     tables: dict[str, pa.Table] | None = None
     #: the rule set of the records (``slow`` is validated under it too)
     rules: Rules = ISKO_ISS
+    #: with ``claims``: how many lines were the simulator's own lines of the hands they
+    #: claim, and the simulator's tables of those hands (not in ``slow``)
+    matched: int = 0
+    claimed: list[dict[str, pa.Table]] = field(default_factory=list)
 
     @property
     def accepted(self) -> int:
@@ -155,15 +159,18 @@ def iter_validation_json(path_or_stream: str | os.PathLike[str] | BinaryIO, *,
                 j += 1
 
 
-def _slow_records(scan_: ChunkScan, source: str) -> list[RawRecord]:
-    """RawRecords of every line the kernel did not accept, cut as the reference reader cuts.
+def _slow_records(scan_: ChunkScan, source: str, settled: np.ndarray | None = None
+                  ) -> list[RawRecord]:
+    """RawRecords of every line the kernel did not accept (nor ``settled`` marks), cut as the
+    reference reader cuts.
 
     A complete one-line record is one record; consecutive fragments (a multi-line record, or
     junk) are handed to the reference record splitter together.
     """
     rows = scan_.rows
     status = rows[:, K.F_STATUS]
-    todo = np.flatnonzero(status != K.OK)
+    todo = np.flatnonzero((status != K.OK) if settled is None
+                          else (status != K.OK) & ~settled)
     out: list[RawRecord] = []
     chunk = scan_.chunk
     i = 0
@@ -177,6 +184,10 @@ def _slow_records(scan_: ChunkScan, source: str) -> list[RawRecord]:
         last = todo[j]
         text = chunk[rows[r, K.F_START]:rows[last, K.F_END]].decode("utf-8", "replace")
         first = int(rows[r, K.F_LINE]) + scan_.first_line
+        if j == i and _whole_record(text):  # what the record splitter makes of it, directly
+            out.append(RawRecord(source, first, text.strip(), "iss"))
+            i += 1
+            continue
         for raw in iter_lines_records(text.split("\n"), source, "iss"):
             out.append(RawRecord(raw.source, raw.line + first - 1, raw.text, raw.format,
                                  raw.complete))
@@ -184,14 +195,34 @@ def _slow_records(scan_: ChunkScan, source: str) -> list[RawRecord]:
     return out
 
 
+def _whole_record(line: str) -> bool:
+    """Whether :func:`~skatlog.ingest.sources.iter_lines_records` makes one complete record
+    of this one line (with or without its newline), its text stripped: no comment to cut,
+    no byte-order mark, ``;)`` at the end (the common case)."""
+    return "#" not in line and "\n" not in line.rstrip("\n") \
+        and not line.startswith("\ufeff") and line.rstrip().endswith(";)")
+
+
 def process_chunk(first_line: int, chunk: bytes, source: str, build_tables: bool,
-                  ingest_id: str | None, rules: Rules = ISKO_ISS) -> FastBatch:
+                  ingest_id: str | None, rules: Rules = ISKO_ISS, claims: bool = False
+                  ) -> FastBatch:
     """Scan one chunk (in a worker) under ``rules``: kernel, archive tables, slow-path
-    records."""
+    records. ``claims`` (ingest): lines that are the simulator's own lines of the hands they
+    claim are settled here (:func:`~skatlog.ingest.sim_claims.match_lines`), not handed
+    over."""
     scan_ = scan(chunk, first_line, rules)
     tables = archive_tables(scan_, source, ingest_id) if build_tables else None
+    matched: np.ndarray | None = None
+    claimed: list[dict[str, pa.Table]] = []
+    if claims:
+        from ..sim_claims import match_lines
+
+        rows = scan_.rows
+        matched, claimed = match_lines(chunk, rows[:, K.F_START], rows[:, K.F_END],
+                                       rows[:, K.F_STATUS] == K.UNSURE, ingest_id)
     return FastBatch(source, first_line, scan_.rows, scan_.deals, scan_.tricks,
-                     _slow_records(scan_, source), tables, rules)
+                     _slow_records(scan_, source, matched), tables, rules,
+                     0 if matched is None else int(matched.sum()), claimed)
 
 
 def warm_up() -> None:
