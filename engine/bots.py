@@ -52,7 +52,7 @@ def _voids(state: GameState, contract: Contract) -> int:
 
 class RulesPlayer:
     """The heuristic ``rules`` bot (deterministic: it never uses ``rng``). ``name`` may carry
-    settings, ``rules:no-trumps_first,bid_slack=0`` (:mod:`.batch.config`)."""
+    settings, ``rules:no-trumps_first+bid_slack=0`` (:mod:`.batch.config`)."""
 
     def __init__(self, name: str = "rules") -> None:
         kind, self.cfg = split_bot(name)

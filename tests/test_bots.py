@@ -107,7 +107,7 @@ def test_bid_slack_is_a_setting_of_bid_below_your_matadors() -> None:
 
 
 def test_bot_names_carry_settings() -> None:
-    assert bot_name({"null_risk": 1.0, "trumps_first": 0.0}) == "rules:no-trumps_first,null_risk=1"
+    assert bot_name({"null_risk": 1.0, "trumps_first": 0.0}) == "rules:no-trumps_first+null_risk=1"
     assert split_bot("rules:no-trumps_first")[1][NAMES.index("trumps_first")] == 0.0
     assert bot_name({}) == "rules" and bot_name({"smear": 1.0}) == "rules"
     for bad in ("rules:cleverness", "rules:smear=2", "rules:null_risk=x", "random:smear"):

@@ -2,10 +2,11 @@
 
 A configuration is a small float64 vector (:data:`N_CFG` entries) that the compiled
 heuristics read (:mod:`.heuristics`); the batch kernel gets one per table position. A bot is
-named ``rules`` (the defaults) or ``rules:SETTING,SETTING...`` where a setting is
+named ``rules`` (the defaults) or ``rules:SETTING+SETTING...`` where a setting is
 ``name=value``, ``no-name`` (a switch off) or ``name`` (a switch on), e.g.
-``rules:no-trumps_first`` or ``rules:bid_slack=0``. The name is what the archive stores as
-the bot, so games of different configurations never share an id.
+``rules:no-trumps_first`` or ``rules:bid_slack=0+no-smear`` (``+``, since commas separate
+the three bots of a line-up). The name is what the archive stores as the bot, so games of
+different configurations never share an id.
 
 Each switch is one piece of advice of the user's rule texts (the "Strategy" section of the
 modern rules, Foster's "Suggestions for good play"); :data:`ADVICE_SWITCHES` says which.
@@ -62,39 +63,71 @@ class Advice:
     source: str
     quote: str
     without: tuple[tuple[str, float], ...]
+    follow: tuple[tuple[str, float], ...] = ()
+    #: What the bot that follows the advice does, and what the other one does instead.
+    does: str = ""
+    instead: str = ""
+
+    @property
+    def follow_bot(self) -> str:
+        """The bot name of the arm that follows this advice (the defaults, mostly)."""
+        return bot_name(dict(self.follow))
 
     @property
     def contrast_bot(self) -> str:
         """The bot name of the arm that ignores this advice."""
-        return bot_name(dict(self.without))
+        return bot_name({**dict(self.follow), **dict(self.without)})
 
 
 #: Every piece of advice the experiments test: the five "Strategy" points of the modern
 #: rules and six of Foster's suggestions, each with the settings that switch it off.
 ADVICE_SWITCHES: tuple[Advice, ...] = (
     Advice("count_jacks", "modern rules", "Count jacks first. Two jacks and a five-card "
-           "suit headed by the ace is a normal suit game.", (("count_jacks", 0.0),)),
+           "suit headed by the ace is a normal suit game.", (("count_jacks", 0.0),),
+           does="values its trumps jacks first, by the higher trumps it holds",
+           instead="counts every trump alike"),
     Advice("grand_jacks_aces", "modern rules", "Grand needs jacks and aces, not length.",
-           (("grand_jacks_aces", 0.0),)),
-    Advice("null_sevens", "modern rules", "Null wants sevens.", (("null_sevens", 0.0),)),
+           (("grand_jacks_aces", 0.0),),
+           does="judges a grand by its jacks and the losers of its side suits",
+           instead="judges a grand by aces, tens and the length of its suits"),
+    Advice("null_sevens", "modern rules", "Null wants sevens.", (("null_sevens", 0.0),),
+           does="judges a null by the low cards under each card, sevens first",
+           instead="judges a null by its count of queens, kings and aces"),
     Advice("bid_slack", "modern rules", "Bid below your matadors: leave one multiplier of "
-           "slack.", (("bid_slack", 0.0),)),
+           "slack.", (("bid_slack", 0.0),), (("bid_slack", 1.0),),
+           does="bids a 'without' hand one multiplier below its count",
+           instead="bids a 'without' hand to its full count"),
     Advice("points_beat_tricks", "modern rules", "As a defender, points beat tricks: smear "
-           "tens and aces onto your partner's winning tricks.", (("smear", 0.0),)),
+           "tens and aces onto your partner's winning tricks.", (("smear", 0.0),),
+           does="smears tens and aces onto its partner's winning tricks as a defender",
+           instead="gives its partner's tricks its cheapest card"),
     Advice("trumps_first", "Foster", "The single player should almost always begin with "
-           "the trumps.", (("trumps_first", 0.0),)),
+           "the trumps.", (("trumps_first", 0.0),),
+           does="draws trumps first as declarer", instead="cashes its side aces first"),
     Advice("through_long", "Foster", "Lead a long suit through the player, a short suit "
-           "up to him.", (("through_long", 0.0),)),
+           "up to him.", (("through_long", 0.0),),
+           does="leads long suits through the declarer and short ones up to him",
+           instead="leads its cheapest side card"),
     Advice("fatten_keep_aces", "Foster", "Fatten your partner's tricks, and keep aces "
-           "behind the player's tens.", (("smear", 0.0), ("aces_behind_tens", 0.0))),
+           "behind the player's tens.", (("smear", 0.0), ("aces_behind_tens", 0.0)),
+           does="smears onto its partner's tricks and keeps its aces for the declarer's tens",
+           instead="does neither"),
     Advice("null_long_seven", "Foster", "Never bid a nullo without the seven of the long "
-           "suit.", (("null_long_seven", 0.0),)),
+           "suit.", (("null_long_seven", 0.0),),
+           does="never plays a null without the seven of its longest suit",
+           instead="may play a null without it"),
     Advice("grand_two_wenzels", "Foster", "A grand with any two Wenzels is safe with two "
-           "good suits.", (("grand_two_wenzels", 0.0),)),
+           "good suits.", (("grand_two_wenzels", 0.0),),
+           does="counts two jacks and two good side suits a grand",
+           instead="gives two good suits no extra weight in a grand"),
     Advice("lead_void", "Foster", "Keep leading a suit the player is void in.",
-           (("lead_void", 0.0),)),
+           (("lead_void", 0.0),),
+           does="keeps leading a suit the declarer is void in, to draw his trumps",
+           instead="leads by its other rules"),
     Advice("open_defence", "issue 18", "Defenders of an open game play against the open "
-           "hand.", (("open_defence", 0.0),)),
+           "hand.", (("open_defence", 0.0),),
+           does="defends an open game against the declarer's open cards",
+           instead="defends it as if the cards were hidden"),
 )
 
 
@@ -103,9 +136,9 @@ class BadBotConfig(ValueError):
 
 
 def parse_settings(text: str) -> dict[str, float]:
-    """The settings of ``name=value,no-name,name`` (empty: none)."""
+    """The settings of ``name=value+no-name+name`` (empty: none)."""
     settings: dict[str, float] = {}
-    for part in (p.strip() for p in text.split(",")):
+    for part in (p.strip() for p in text.split("+")):
         if not part:
             continue
         if "=" in part:
@@ -148,7 +181,7 @@ def bot_name(settings: dict[str, float]) -> str:
             parts.append(name if value else f"no-{name}")
         else:
             parts.append(f"{name}={value:g}")
-    return "rules:" + ",".join(parts) if parts else "rules"
+    return "rules:" + "+".join(parts) if parts else "rules"
 
 
 def split_bot(name: str) -> tuple[str, np.ndarray]:

@@ -41,7 +41,7 @@ def bot_kind(name: str) -> str:
         raise UnknownBot(f"bot {name!r}: {err}") from None
     if kind not in BOT_CODES:
         raise UnknownBot(f"unknown bot {kind!r}; choose from {', '.join(sorted(BOT_CODES))}"
-                         " (rules:SETTING,... for a configured rules bot)")
+                         " (rules:SETTING+... for a configured rules bot)")
     return kind
 
 
