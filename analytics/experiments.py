@@ -79,6 +79,7 @@ class ExperimentResult:
     list_points: PairedEffect
     seeger_fabian: PairedEffect
     declarer_success: PairedEffect
+    opponents: str = "rules"
 
     @property
     def verdict(self) -> str:
@@ -183,7 +184,8 @@ def experiment_results(con: duckdb.DuckDBPyConnection, root: Path
                 int(present.sum()), rates[0], rates[other],
                 _mean_interval("list points a hand", lp[present]),
                 _mean_interval("Seeger-Fabian points a hand", sf[present]),
-                _ratio_interval("declarer success", np.asarray(sums), np.asarray(counts))))
+                _ratio_interval("declarer success", np.asarray(sums), np.asarray(counts)),
+                str(record.get("opponents", "rules"))))
     return results
 
 

@@ -312,3 +312,44 @@ def evaluate(con: duckdb.DuckDBPyConnection, where: str | None = None,
 def is_defined(value: float) -> bool:
     """Whether a rate or bound is a number (NaN for empty groups)."""
     return not math.isnan(value)
+
+
+#: Human play, the reference the ``rules`` bot is tuned to (issue 18: 17,967,106 online
+#: tournament games): the share of games the declarer won, by kind of game.
+HUMAN_SUCCESS = {"grand": 0.914, "null": 0.707, "suit": 0.775}
+
+
+def bot_rates(con: duckdb.DuckDBPyConnection, where: str | None = None) -> pa.Table:
+    """The games ``where`` selects, by kind (suit, grand, null, all): the share of played
+    games of that kind, the share the declarer won (with its Wilson interval), and the
+    share of hands all passed (kind ``passed``) -- the bots' rates to set beside
+    :data:`HUMAN_SUCCESS`."""
+    kind = ("CASE WHEN contract = 'grand' THEN 'grand' WHEN contract = 'null' THEN 'null' "
+            "ELSE 'suit' END")
+    rows = con.execute(f"""
+        WITH g AS (SELECT passed, {kind} AS kind, coalesce(won, FALSE) AS won FROM games
+                   WHERE {where_clause(where)})
+        SELECT kind, count(*) AS n, sum(won::INT) AS k,
+               count(*) / (SELECT count(*) FROM g WHERE NOT passed) AS share
+        FROM g WHERE NOT passed GROUP BY kind
+        UNION ALL
+        SELECT 'all', count(*), sum(won::INT), 1.0 FROM g WHERE NOT passed
+        UNION ALL
+        SELECT 'passed', (SELECT count(*) FROM g), sum(passed::INT),
+               sum(passed::INT) / count(*) FROM g
+    """).fetchall()
+    out: dict[str, list[object]] = {k: [] for k in ("kind", "n", "k", "share", "rate", "lo",
+                                                    "hi", "human")}
+    order = {"suit": 0, "grand": 1, "null": 2, "all": 3, "passed": 4}
+    for name, n, k, share in sorted(rows, key=lambda r: order.get(str(r[0]), 9)):
+        n, k = int(n or 0), int(k or 0)
+        p = proportion(k, n)
+        out["kind"].append(name)
+        out["n"].append(n)
+        out["k"].append(k)
+        out["share"].append(float(share or 0.0))
+        out["rate"].append(p.rate)
+        out["lo"].append(p.lo)
+        out["hi"].append(p.hi)
+        out["human"].append(HUMAN_SUCCESS.get(str(name)))
+    return pa.table(out)

@@ -134,7 +134,8 @@ def build_report(archive: Path | str, out: Path | str = DEFAULT_OUT, where: str 
             if not inline_js:
                 write(PLOTLY_FILE, js)
             for part, part_where, part_overview in zip(parts, wheres, overviews, strict=True):
-                ctx = Context(con, part_where, part, part_overview, scoring=scoring)
+                ctx = Context(con, part_where, part, part_overview, scoring=scoring,
+                              root=Path(archive))
                 nav = [("../index.html", "All line-ups"),
                        *((p.file, p.nav) for p in pages_for(part)), *links]
                 subtitle = plural(part.hands, "hand") + (f" where {where}" if where else "")

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from skatlog.analytics import queries as q
+from skatlog.analytics.experiments import ExperimentResult, experiment_results
 from skatlog.analytics.scoring import DEFAULT_SCORING, LABELS, Scoring
 from skatlog.analytics.seeger_fabian import player_table, session_table
 from skatlog.analytics.stats import proportion
-from skatlog.analytics.strategy import evaluate
+from skatlog.analytics.strategy import bot_rates, evaluate
 
 from . import figures as fg
 from .html import RATE_COLUMNS, Column, chart, esc, number, percent, plural, table
@@ -37,6 +39,7 @@ class Context:
     overview: dict[str, int]
     files: dict[str, bytes] = field(default_factory=dict)  # CSV downloads, by file name
     scoring: Scoring = DEFAULT_SCORING  # how player and session totals are scored
+    root: Path | None = None  # the archive folder (its experiment manifests)
 
     def csv(self, name: str, frame: pl.DataFrame) -> None:
         """Offer ``frame`` as the download ``name`` beside the page."""
@@ -352,7 +355,82 @@ def _verdict_class(column: str, value: object) -> str:
     return f"verdict-{str(value).replace(' ', '-')}" if column == "verdict" else ""
 
 
+def _rates_beside_people(ctx: Context) -> str:
+    """The bots' success rates, pass rate and contract mix beside human play."""
+    rates = pl.from_arrow(bot_rates(ctx.con, ctx.where))
+    assert isinstance(rates, pl.DataFrame)
+    rates = rates.with_columns(
+        pl.when(pl.col("human").is_null()).then(pl.lit(""))
+        .otherwise(pl.format("{} points", ((pl.col("rate") - pl.col("human")) * 100)
+                             .round(1))).alias("gap"))
+    body = table(rates, [Column("kind", "games", str, False),
+                         Column("n", "n", number),
+                         Column("share", "share of played games (passed: of hands)", percent),
+                         Column("rate", "declarer won (passed: share)", percent),
+                         Column("lo", "95 % low", percent), Column("hi", "95 % high", percent),
+                         Column("human", "human play: declarer won", percent),
+                         Column("gap", "bots minus people", str, False)], "t-bot-vs-human")
+    note = ("Human reference: the declarer's success in 17,967,106 online tournament games "
+            "(grand 91.4 %, null 70.7 %, suit games about 77.5 %), as issue 18 gives it; it "
+            "gives no pass rate or contract mix. The rules bot's bidding and declaration "
+            "are tuned to lie within 5 points of these rates.")
+    return ("<h2>These bots beside human play</h2>" + body
+            + f'<p class="note">{esc(note)}</p>')
+
+
+def _paired_experiments(ctx: Context) -> str:
+    """The archive's paired experiments, on the page of their opponents' line-up."""
+    if ctx.root is None or ctx.part.bots is None:
+        return ""
+    results: list[ExperimentResult] = experiment_results(ctx.con, ctx.root)
+    seats = set(ctx.part.bots.split(","))
+    if len(seats) != 1:
+        return ""
+    results = [r for r in results if r.opponents in seats]
+    if not results:
+        return ""
+    rows = [{"advice": r.label or r.experiment_id, "compared": r.sentence(),
+             "n": r.deals,
+             "lp": f"{r.list_points.effect:+.3f} [{r.list_points.low:+.3f}, "
+                   f"{r.list_points.high:+.3f}]",
+             "sf": f"{r.seeger_fabian.effect:+.3f} [{r.seeger_fabian.low:+.3f}, "
+                   f"{r.seeger_fabian.high:+.3f}]",
+             "ds": f"{100 * r.declarer_success.effect:+.2f} [{100 * r.declarer_success.low:+.2f}"
+                   f", {100 * r.declarer_success.high:+.2f}] points (n "
+                   f"{r.declarer_success.n:,})",
+             "verdict": r.verdict, "id": r.experiment_id} for r in results]
+    frame = pl.DataFrame(rows)
+    counts = {k: sum(r.verdict == k for r in results)
+              for k in ("supported", "refuted", "not distinguishable")}
+    body = table(frame, [Column("advice", "advice", str, False),
+                         Column("n", "deals", number),
+                         Column("lp", "list points a hand [95 %]", str, False),
+                         Column("sf", "Seeger-Fabian a hand [95 %]", str, False),
+                         Column("ds", "declarer success [95 %]", str, False),
+                         Column("verdict", "verdict", str, False),
+                         Column("compared", "what was compared", str, False),
+                         Column("id", "experiment", str, False)], "t-experiments",
+                 cell_class=_verdict_class)
+    note = ("Paired (duplicate) experiments (skatlog experiment): the same deals played by a "
+            "bot that follows the advice and by one that does not, each at every table "
+            "position beside two default bots; effects are the advice-following bot's "
+            "result minus the other's, deal by deal, with 95 % intervals. The verdict "
+            "follows from the list-points interval: supported above 0, refuted below, "
+            "not distinguishable when it contains 0.")
+    return (f"<h2>Paired experiments: {counts['supported']} supported, {counts['refuted']} "
+            f"refuted, {counts['not distinguishable']} not distinguishable</h2>"
+            + f'<p class="note">{esc(note)}</p>' + body)
+
+
 def _strategy(ctx: Context) -> str:
+    return (_rates_beside_people(ctx) + _paired_experiments(ctx)
+            + "<h2>Correlational tables (within these bots' own games)</h2>"
+            + '<p class="note">Correlations, not experiments: the games matching a '
+              "pattern differ from the others in more than the pattern, and the bots' own "
+              "rules shape which hands are played.</p>" + _correlations(ctx))
+
+
+def _correlations(ctx: Context) -> str:
     verdicts = evaluate(ctx.con, ctx.where)
     rows = []
     for v in verdicts:

@@ -86,3 +86,17 @@ def test_cli_experiment(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["experiment", "--deals", "10", "--arms",
                                    "rules,rules:smear=3", "--archive", str(tmp_path)])
     assert bad.exit_code == 2 and "switch" in bad.output and "Traceback" not in bad.output
+
+
+def test_strategy_page_shows_the_experiment_and_the_human_reference(tmp_path: Path) -> None:
+    from skatlog.reports.build import build_report
+
+    options = advice_experiment(advice_by_key(["trumps_first"])[0], 600, 3)
+    run_experiment(tmp_path / "archive", options)
+    [result] = experiment_results(connect(tmp_path / "archive"), tmp_path / "archive")
+    build_report(tmp_path / "archive", tmp_path / "out", where="bots = 'rules,rules,rules'")
+    page = (tmp_path / "out" / "sim-rules-rules-rules-isko" / "strategy.html").read_text()
+    assert 'id="t-experiments"' in page and 'id="t-bot-vs-human"' in page
+    assert options.experiment_id in page and result.verdict in page
+    assert f"{result.list_points.effect:+.3f}" in page
+    assert "91.4 %" in page and "Correlational tables" in page
