@@ -394,7 +394,7 @@ def ingest_paths(
 
     inputs = find_logs(paths, fmt)
     expanded = inputs.files
-    if use_fast_path(fast, fmt, expanded):
+    if use_fast_path(fast, fmt, expanded, rules):
         summary = _ingest_fast(expanded, archive, progress, console, rules)
     else:
         digests = []
@@ -415,11 +415,13 @@ def ingest_paths(
 FAST_MIN_BYTES = 32 << 20
 
 
-def use_fast_path(fast: bool | None, fmt: str, files: list[Path]) -> bool:
+def use_fast_path(fast: bool | None, fmt: str, files: list[Path],
+                  rules: Rules | None = None) -> bool:
     """Whether ISS input goes through the compiled path (:mod:`.fast`): ``fast`` forces it
     on or off; by default it is used when numba is installed and the inputs total
-    ``FAST_MIN_BYTES`` or more. Both paths give the same verdicts and rows."""
-    if fast is False or fmt == "jsonl" or not files:
+    ``FAST_MIN_BYTES`` or more. Both paths give the same verdicts and rows. Never under a
+    default rule set with ``ramsch`` (R20), which the compiled path does not play."""
+    if fast is False or fmt == "jsonl" or not files or (rules is not None and rules.ramsch):
         return False
     try:
         import numba  # noqa: F401

@@ -339,3 +339,15 @@ def test_skatlog1_ramsch_kontra_bock_records() -> None:
     errors = validate_text(json.dumps(late))[0].errors
     assert errors[0].code == "wrong_phase" and errors[0].rule == "R19"
     assert errors[0].move == 10 and "Middlehand" in errors[0].message
+
+
+def test_the_compiled_iss_path_is_not_used_under_ramsch(tmp_path: Path) -> None:
+    """R20 changes the play of an all-pass ISS record (it must be played as Ramsch), which
+    the compiled ISS kernel does not play: such runs take the reference path."""
+    pytest.importorskip("numba")
+    from skatlog.ingest.pipeline import use_fast_path
+
+    log = tmp_path / "a.sgf"
+    log.write_text("(;GM[Skat])\n")
+    assert use_fast_path(True, "iss", [log], Rules.parse("isko+iss"))
+    assert not use_fast_path(True, "iss", [log], Rules.parse("isko+iss+ramsch"))

@@ -59,7 +59,7 @@ def validate(
     games = valid = 0
     codes: Counter[str] = Counter()
     checks: Counter[str] = Counter()
-    if not strict and use_fast_path(fast, fmt, files):
+    if not strict and use_fast_path(fast, fmt, files, rules):
         _validate_fast(files, fmt, as_json, out, rules)
     try:
         for game in iter_log_games(files, fmt, rules):
