@@ -146,8 +146,8 @@ def match_lines(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: 
     if not HAVE_NUMBA or not candidates.any():
         return matched, []
     found = list(ISS_CLAIM_BYTES.finditer(chunk))
-    at_line = (np.searchsorted(starts, np.fromiter((m.start() for m in found), np.int64,
-                                                   len(found)), side="right") - 1).tolist()
+    at_line = (np.searchsorted(starts, np.array([m.start() for m in found], np.int64),
+                               side="right") - 1).tolist()
     begins, finish, todo = starts.tolist(), ends.tolist(), candidates.tolist()
     runs: dict[_Run, list[tuple[int, int]]] = defaultdict(list)
     for m, k in zip(found, at_line, strict=True):

@@ -376,6 +376,8 @@ def _reproduce_run(seed: int, bots: tuple[str, str, str], sessions: bool,
 def _rows_of(tables: Mapping[str, pa.Table], rows: list[int]) -> dict[str, pa.Table]:
     """The ``games`` rows at ``rows`` (repeats kept: the writer counts them as duplicates)
     with the ``tricks`` and ``auction`` rows of those games."""
+    if len(rows) == tables["games"].num_rows and rows == list(range(len(rows))):
+        return dict(tables)  # every hand of the batch, in order (a whole simulated run)
     games = tables["games"].take(pa.array(rows, pa.int64()))
     ids = pc.unique(games.column("game_id"))
     out = {"games": games}
