@@ -6,11 +6,15 @@ per arm, and compares arm 0 (the bot that follows the advice) with each other ar
 deal: the mean of the paired differences with a normal 95 % interval over deals (deals are
 independent; the pairing removes the luck of the cards). Three measures:
 
-* list points a hand (the declarer's signed list value when the test bot declares, else 0:
-  the scoring of skatlog's own games);
-* Seeger-Fabian points a hand (:mod:`.scoring`, a 3-player table);
+* list points a hand against the table: the test bot's list points (its signed list value
+  when it declares, else 0: the scoring of skatlog's own games) minus the mean of its two
+  opponents', so that defending, which scores nothing itself under list scoring, counts by
+  what the opponents make;
+* Seeger-Fabian points a hand (:mod:`.scoring`, a 3-player table), the test bot's own;
 * declarer success: over the (deal, position) pairs where the test bot declared in both
-  arms, won minus won, with a cluster-robust interval (pairs of one deal are not independent).
+  arms, won minus won, with a cluster-robust interval (pairs of one deal are not independent);
+* defence success: the same over the pairs where an opponent declared in both arms, lost
+  minus lost (the test bot defending).
 
 The verdict follows from the list-points interval: *supported* when it lies above 0,
 *refuted* when below, *not distinguishable* when it straddles 0.
@@ -79,6 +83,7 @@ class ExperimentResult:
     list_points: PairedEffect
     seeger_fabian: PairedEffect
     declarer_success: PairedEffect
+    defence_success: PairedEffect
     opponents: str = "rules"
 
     @property
@@ -96,12 +101,13 @@ class ExperimentResult:
                    f"rotated, {self.contrast.bot}")
         e = self.list_points
         if self.verdict == "not distinguishable":
-            outcome = (f"the difference, {e.effect:+.2f} list points a hand (95 % interval "
-                       f"{e.low:+.2f} to {e.high:+.2f}), cannot be told from none")
+            outcome = (f"the difference, {e.effect:+.3f} list points a hand against the "
+                       f"table (95 % interval {e.low:+.3f} to {e.high:+.3f}), cannot be told "
+                       "from none")
         else:
             outcome = (f"following the advice {'gains' if e.effect > 0 else 'loses'} "
-                       f"{abs(e.effect):.2f} list points a hand (95 % interval {e.low:+.2f} "
-                       f"to {e.high:+.2f})")
+                       f"{abs(e.effect):.3f} list points a hand against the table (95 % "
+                       f"interval {e.low:+.3f} to {e.high:+.3f})")
         return f"Compared {who}, each beside two default rules bots: {outcome}."
 
 
@@ -130,27 +136,67 @@ def _ratio_interval(metric: str, sums: np.ndarray, counts: np.ndarray) -> Paired
     return PairedEffect(metric, effect, effect - Z95 * se, effect + Z95 * se, total)
 
 
-def _run_outcomes(con: duckdb.DuckDBPyConnection, seed: int, id_base: int, position: int,
-                  deals: int) -> dict[str, np.ndarray]:
-    """The test bot's outcome in every stored hand of one run (arrays by hand index;
-    ``present`` says which hands the archive holds)."""
-    index = (f"((game_id::HUGEINT - ({id_base})::HUGEINT) % {_WRAP} + {_WRAP}) % {_WRAP}")
-    seat = f"(({position} - (idx % 3)::INTEGER - 1 + 6) % 3)"
-    declaring = f"(NOT passed AND declarer = {seat})"
-    sf = points_sql("seeger-fabian", played="NOT passed", declaring=declaring,
-                    won="coalesce(won, FALSE)", value="coalesce(value, 0)", table_size="3")
+def _rotations(bots: list[str]) -> list[str]:
+    """The ``bots`` values a run's games store: its line-up by seat (Forehand first) for
+    each of the three dealers (:mod:`skatlog.ingest.sim_tables`)."""
+    return [",".join(bots[(d + 1 + s) % 3] for s in range(3)) for d in range(3)]
+
+
+def _run_rows(con: duckdb.DuckDBPyConnection, seed: int, id_base: int, bots: list[str],
+              deals: int) -> dict[str, np.ndarray]:
+    """One run's stored hands ``0 .. deals - 1``: each hand's declarer seat, outcome and
+    list value, and every seat's Seeger-Fabian points (arrays by hand index; ``present``
+    says which hands the archive holds)."""
+    index = f"((game_id::HUGEINT - ({id_base})::HUGEINT) % {_WRAP} + {_WRAP}) % {_WRAP}"
+    sf = ", ".join(
+        points_sql("seeger-fabian", played="NOT passed",
+                   declaring=f"(NOT passed AND declarer = {seat})",
+                   won="coalesce(won, FALSE)", value="coalesce(value, 0)", table_size="3")
+        + f" AS sf{seat}" for seat in range(3))
+    lineups = ", ".join("'" + b.replace("'", "''") + "'" for b in _rotations(bots))
     rows = con.execute(
-        f"SELECT idx::BIGINT AS idx, {declaring} AS declares, coalesce(won, FALSE) AS won, "
-        f"CASE WHEN {declaring} THEN value ELSE 0 END AS lp, {sf} AS sf "
-        f"FROM (SELECT *, {index} AS idx FROM games WHERE seed = {seed}) WHERE idx < {deals}"
+        f"SELECT idx::BIGINT AS idx, passed, coalesce(declarer, -1) AS declarer, "
+        f"coalesce(won, FALSE) AS won, coalesce(value, 0) AS value, {sf} "
+        f"FROM (SELECT *, {index} AS idx FROM games WHERE seed = {seed} "
+        f"AND bots::VARCHAR IN ({lineups})) WHERE idx < {deals}"
     ).fetchnumpy()
-    out = {"present": np.zeros(deals, dtype=bool), "declares": np.zeros(deals, dtype=bool),
-           "won": np.zeros(deals, dtype=bool), "lp": np.zeros(deals), "sf": np.zeros(deals)}
     idx = np.asarray(rows["idx"], dtype=np.int64)
+    out = {"present": np.zeros(deals, dtype=bool), "passed": np.ones(deals, dtype=bool),
+           "declarer": np.full(deals, -1, dtype=np.int64), "won": np.zeros(deals, dtype=bool),
+           "value": np.zeros(deals), "sf": np.zeros((3, deals))}
     out["present"][idx] = True
-    for name in ("declares", "won", "lp", "sf"):
+    for name in ("passed", "declarer", "won", "value"):
         out[name][idx] = np.asarray(rows[name])
+    for seat in range(3):
+        out["sf"][seat, idx] = np.asarray(rows[f"sf{seat}"], dtype=np.float64)
     return out
+
+
+def _position_outcomes(run: dict[str, np.ndarray], position: int) -> dict[str, np.ndarray]:
+    """The test bot's outcome in every hand of a run where it sits at ``position``: the
+    seat of a table position is ``(position - dealer - 1) mod 3``, the dealer ``i mod 3``."""
+    deals = run["present"].size
+    seat = (position - np.arange(deals) % 3 - 1) % 3
+    declares = ~run["passed"] & (run["declarer"] == seat)
+    defends = ~run["passed"] & ~declares
+    # own list points minus the opponents' mean: the declarer's value, or half of it against
+    return {"present": run["present"], "declares": declares, "defends": defends,
+            "won": run["won"],
+            "lp": np.where(declares, run["value"], np.where(defends, -run["value"] / 2, 0.0)),
+            "sf": np.take_along_axis(run["sf"], seat[None, :], axis=0)[0]}
+
+
+def _paired_wins(a: list[dict[str, np.ndarray]], b: list[dict[str, np.ndarray]],
+                 present: np.ndarray, role: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal: the sum over positions of arm a's declarer win minus arm b's, where the
+    test bot had ``role`` (declares, defends) in both arms, and the number of such pairs."""
+    sums = np.zeros(present.size)
+    counts = np.zeros(present.size)
+    for pa, pb in zip(a, b, strict=True):
+        both = pa[role] & pb[role] & present
+        sums += np.where(both, pa["won"].astype(float) - pb["won"].astype(float), 0.0)
+        counts += both
+    return sums, counts
 
 
 def experiment_results(con: duckdb.DuckDBPyConnection, root: Path
@@ -158,13 +204,21 @@ def experiment_results(con: duckdb.DuckDBPyConnection, root: Path
     """Every recorded experiment of the archive at ``root`` (arm 0 against each other
     arm), over the deals every run of it holds."""
     results = []
+    cache: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
     for record in read_manifests(root):
         deals = int(record["deals"])  # type: ignore[call-overload]
         seed = int(record["seed"])  # type: ignore[call-overload]
         arms = record["arms"]
         assert isinstance(arms, list)
-        outcomes = [[_run_outcomes(con, seed, int(run["id_base"]), int(run["position"]),
-                                   deals) for run in arm["runs"]] for arm in arms]
+        outcomes = []
+        for arm in arms:
+            positions = []
+            for run in arm["runs"]:
+                key = (seed, int(run["id_base"]), deals)
+                if key not in cache:  # a line-up shared by experiments is read once
+                    cache[key] = _run_rows(con, seed, key[1], list(run["bots"]), deals)
+                positions.append(_position_outcomes(cache[key], int(run["position"])))
+            outcomes.append(positions)
         present = np.logical_and.reduce([o["present"] for arm in outcomes for o in arm])
         rates = []
         for arm, out in zip(arms, outcomes, strict=True):
@@ -175,16 +229,15 @@ def experiment_results(con: duckdb.DuckDBPyConnection, root: Path
             a, b = outcomes[0], outcomes[other]
             lp = (np.sum([o["lp"] for o in a], axis=0) - np.sum([o["lp"] for o in b], axis=0)) / 3
             sf = (np.sum([o["sf"] for o in a], axis=0) - np.sum([o["sf"] for o in b], axis=0)) / 3
-            both = [pa["declares"] & pb["declares"] & present for pa, pb in zip(a, b, strict=True)]
-            sums = sum(np.where(m, pa["won"].astype(float) - pb["won"].astype(float), 0.0)
-                       for m, pa, pb in zip(both, a, b, strict=True))
-            counts = sum(m.astype(float) for m in both)
+            sums, counts = _paired_wins(a, b, present, "declares")
+            d_sums, d_counts = _paired_wins(a, b, present, "defends")
             results.append(ExperimentResult(
                 str(record["experiment_id"]), str(record.get("label", "")), seed,
                 int(present.sum()), rates[0], rates[other],
                 _mean_interval("list points a hand", lp[present]),
                 _mean_interval("Seeger-Fabian points a hand", sf[present]),
-                _ratio_interval("declarer success", np.asarray(sums), np.asarray(counts)),
+                _ratio_interval("declarer success", sums, counts),
+                _ratio_interval("defence success", -d_sums, d_counts),
                 str(record.get("opponents", "rules"))))
     return results
 

@@ -15,7 +15,7 @@ import duckdb
 import polars as pl
 
 from skatlog.analytics import queries as q
-from skatlog.analytics.experiments import ExperimentResult, experiment_results
+from skatlog.analytics.experiments import ExperimentResult, PairedEffect, experiment_results
 from skatlog.analytics.scoring import DEFAULT_SCORING, LABELS, Scoring
 from skatlog.analytics.seeger_fabian import player_table, session_table
 from skatlog.analytics.stats import proportion
@@ -378,6 +378,12 @@ def _rates_beside_people(ctx: Context) -> str:
             + f'<p class="note">{esc(note)}</p>')
 
 
+def _points(e: PairedEffect) -> str:
+    """A success difference in percentage points with its interval and n."""
+    return (f"{100 * e.effect:+.2f} [{100 * e.low:+.2f}, {100 * e.high:+.2f}] points "
+            f"(n {e.n:,})")
+
+
 def _paired_experiments(ctx: Context) -> str:
     """The archive's paired experiments, on the page of their opponents' line-up."""
     if ctx.root is None or ctx.part.bots is None:
@@ -395,18 +401,18 @@ def _paired_experiments(ctx: Context) -> str:
                    f"{r.list_points.high:+.3f}]",
              "sf": f"{r.seeger_fabian.effect:+.3f} [{r.seeger_fabian.low:+.3f}, "
                    f"{r.seeger_fabian.high:+.3f}]",
-             "ds": f"{100 * r.declarer_success.effect:+.2f} [{100 * r.declarer_success.low:+.2f}"
-                   f", {100 * r.declarer_success.high:+.2f}] points (n "
-                   f"{r.declarer_success.n:,})",
+             "ds": _points(r.declarer_success), "df": _points(r.defence_success),
              "verdict": r.verdict, "id": r.experiment_id} for r in results]
     frame = pl.DataFrame(rows)
     counts = {k: sum(r.verdict == k for r in results)
               for k in ("supported", "refuted", "not distinguishable")}
     body = table(frame, [Column("advice", "advice", str, False),
                          Column("n", "deals", number),
-                         Column("lp", "list points a hand [95 %]", str, False),
+                         Column("lp", "list points a hand against the table [95 %]", str,
+                                False),
                          Column("sf", "Seeger-Fabian a hand [95 %]", str, False),
                          Column("ds", "declarer success [95 %]", str, False),
+                         Column("df", "defence success [95 %]", str, False),
                          Column("verdict", "verdict", str, False),
                          Column("compared", "what was compared", str, False),
                          Column("id", "experiment", str, False)], "t-experiments",
@@ -414,7 +420,10 @@ def _paired_experiments(ctx: Context) -> str:
     note = ("Paired (duplicate) experiments (skatlog experiment): the same deals played by a "
             "bot that follows the advice and by one that does not, each at every table "
             "position beside two default bots; effects are the advice-following bot's "
-            "result minus the other's, deal by deal, with 95 % intervals. The verdict "
+            "result minus the other's, deal by deal, with 95 % intervals. List points "
+            "against the table: the bot's list points minus its opponents' mean, so that "
+            "defence counts; success rates in percentage points, over the hands where the "
+            "bot declared (or defended) in both arms. The verdict "
             "follows from the list-points interval: supported above 0, refuted below, "
             "not distinguishable when it contains 0.")
     return (f"<h2>Paired experiments: {counts['supported']} supported, {counts['refuted']} "

@@ -26,14 +26,15 @@ DEALS = 900
 
 
 def _direct_list_points(seed: int, options: ExperimentOptions, arm: int) -> np.ndarray:
-    """The test bot's list points per deal, averaged over the three positions, straight
-    from the batch simulator (no archive)."""
+    """The test bot's list points against the table (its own minus its opponents' mean)
+    per deal, averaged over the three positions, straight from the batch simulator."""
     total = np.zeros(options.deals)
     for position in range(3):
         batch = simulate_batch(seed, 0, options.deals, options.line_up(arm, position))
         seat = (position - batch.index % 3 - 1) % 3
-        mine = batch.column("declarer") == seat
-        total += np.where(mine, batch.column("value"), 0)
+        declarer = batch.column("declarer")
+        value = batch.column("value").astype(float)
+        total += np.where(declarer == seat, value, np.where(declarer >= 0, -value / 2, 0))
     return total / 3
 
 
@@ -56,6 +57,7 @@ def test_experiment_pairs_the_same_deals(tmp_path: Path) -> None:
     assert result.list_points.n == DEALS
     assert result.list_points.low < result.list_points.effect < result.list_points.high
     assert 0 < result.declarer_success.n <= 3 * DEALS
+    assert 0 < result.defence_success.n <= 3 * DEALS
     # a rerun simulates nothing again and gives the same figures
     again = run_experiment(tmp_path, options)
     assert again.stored == 0 and again.duplicates == 4 * DEALS

@@ -41,7 +41,8 @@ def experiment(
         "--wait", metavar="SECONDS", min=0, help=WAIT_HELP)] = None,
 ) -> None:
     """Play paired experiments into the archive and print each one's paired effects:
-    list points and Seeger-Fabian points a hand and declarer success, arm 0 minus arm 1,
+    list points a hand against the table, Seeger-Fabian points a hand, declarer and
+    defence success, arm 0 minus arm 1,
     with 95 % intervals. Seeded, reproducible and resumable like simulate."""
     from skatlog.ingest.archive import ArchiveError, UnusableArchive, archive_path, lock_wait
     from skatlog.simulation import SimulationError, set_workers
@@ -119,7 +120,8 @@ def _print_results(root: Path, ids: set[str]) -> None:
         if result.experiment_id not in ids:
             continue
         typer.echo(f"{result.experiment_id} {result.label}: {result.verdict}")
-        for e in (result.list_points, result.seeger_fabian, result.declarer_success):
+        for e in (result.list_points, result.seeger_fabian, result.declarer_success,
+                  result.defence_success):
             typer.echo(f"  {e.metric:<28} {e.effect:+8.3f}  [{e.low:+.3f}, {e.high:+.3f}]"
                        f"  n {e.n:,}")
         typer.echo(f"  {result.sentence()}")
