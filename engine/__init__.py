@@ -24,6 +24,8 @@ from .moves import (
     Bid,
     Declare,
     Discard,
+    FosterDeclare,
+    Gucki,
     Hold,
     Kontra,
     Leave,
@@ -35,10 +37,11 @@ from .moves import (
     Resign,
     ShowCards,
     TimeOut,
+    Turn,
 )
 from .players import Player, RandomPlayer, play_hand
 from .record import GameRecord, replay
-from .rules import ISKO, ISKO_ISS, Rules, UnknownRules
+from .rules import FOSTER, ISKO, ISKO_ISS, Rules, UnknownRules
 from .scoring import Score, score_game
 from .session import HANDS_PER_SESSION, Session, play_session
 
@@ -47,6 +50,7 @@ __all__ = [
     "CARD_POINTS",
     "DECK",
     "FOREHAND",
+    "FOSTER",
     "HANDS_PER_SESSION",
     "ISKO",
     "ISKO_ISS",
@@ -65,9 +69,11 @@ __all__ = [
     "Declare",
     "Discard",
     "Ending",
+    "FosterDeclare",
     "GameRecord",
     "GameResult",
     "GameState",
+    "Gucki",
     "Hold",
     "IllegalBid",
     "IllegalDeclaration",
@@ -94,6 +100,7 @@ __all__ = [
     "Suit",
     "TimeOut",
     "Trick",
+    "Turn",
     "UnknownRules",
     "WrongPhase",
     "WrongPlayer",

@@ -2,9 +2,7 @@
 self-explaining names, their scoring, Ramsch, the seats of a table of three to six and the
 settlement of a sitting, as typed wrappers over the rules core (:mod:`.core`).
 
-A Foster hand is played move by move by :class:`~.foster_game.FosterHand`. Logs and the
-archive do not carry Foster hands yet, so :class:`~.rules.Rules` still refuses the name
-``foster``.
+A Foster hand is played move by move by :class:`~.foster_game.FosterHand`.
 """
 
 from __future__ import annotations

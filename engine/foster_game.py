@@ -29,8 +29,9 @@ from .errors import (
     WrongPlayer,
 )
 from .foster import FosterGame, contract_name
-from .game import Phase, Trick
+from .game import Ending, GameResult, Phase, RamschResult, Trick
 from .moves import Bid, Discard, FosterDeclare, Gucki, Hold, Move, Pass, Play, Turn
+from .rules import FOSTER, Rules
 from .scoring import Score
 from .tricks import trick_winner
 
@@ -59,6 +60,8 @@ class FosterResult:
     score: Score | None
     ramsch_points: tuple[int, int, int] | None = None
     ramsch_values: tuple[int, int, int] | None = None
+    schneider_announced: bool = False
+    schwarz_announced: bool = False
 
     @property
     def contract(self) -> str:
@@ -80,8 +83,13 @@ class FosterHand:
     """A Foster hand in progress; :meth:`apply` checks a move (a typed RuleError citing F2-F12
     or the law) and plays it."""
 
-    def __init__(self, deal: Deal) -> None:
+    def __init__(self, deal: Deal, *, rules: Rules = FOSTER, bock: bool = False) -> None:
+        if rules.name != "foster" or bock:
+            raise ValueError(f"a Foster hand is played under foster, not {rules}"
+                             + (" with bock" if bock else ""))
         self.deal = deal
+        self.rules = rules
+        self.bock = False
         self.hands = [mask_of(h) for h in deal.hands]
         self.skat_mask = mask_of(deal.skat)
         self.stage, self.speaker, self.listener, self.to_act, self.bid = core.AUCTION_START
@@ -305,7 +313,24 @@ class FosterHand:
             self.phase = Phase.DONE
 
     # ---------------------------------------------------------------- result
-    def result(self) -> FosterResult:
+    def result(self) -> GameResult:
+        """The finished hand as a :class:`~.game.GameResult` (``foster`` holds Foster's own
+        view, :meth:`foster_result`), so records, logs and rows treat it as any hand."""
+        fr = self.foster_result()
+        if fr.ramsch_points is not None and fr.ramsch_values is not None:
+            t = self.taken_tricks
+            ramsch = RamschResult(fr.ramsch_points, (t[0], t[1], t[2]), fr.ramsch_values,
+                                  0 in t, False)
+            return GameResult("ramsch", Ending.TEN_TRICKS, None, 0, None, 0, 0, 0, 0, 0, None,
+                              ramsch=ramsch, foster=fr)
+        assert fr.declarer is not None
+        taken = sum(self.taken_points) - self.taken_points[fr.declarer]
+        ending = Ending.TEN_TRICKS if len(self.tricks) == core.N_TRICKS else Ending.NULL_TRICK
+        return GameResult("played", ending, fr.declarer, fr.bid, None, fr.matadors,
+                          fr.player_points, taken, fr.player_tricks,
+                          len(self.tricks) - fr.player_tricks, fr.score, foster=fr)
+
+    def foster_result(self) -> FosterResult:
         """The score of the finished hand (F8-F12); ValueError while it is going."""
         if not self.finished or self.game is None:
             raise ValueError("the hand is not finished")
@@ -334,7 +359,8 @@ class FosterHand:
         score = Score(bool(won), int(value), int(game_value), int(mult), bool(overbid),
                       bool(schneider), bool(schwarz))
         return FosterResult("played", seat, self.bid, self.game, self.passt_mir_nicht, mats,
-                            points, tricks, score)
+                            points, tricks, score, None, None, self.schneider_announced,
+                            self.schwarz_announced)
 
 
 def replay_foster(deal: Deal, moves: list[Move] | tuple[Move, ...]) -> FosterHand:

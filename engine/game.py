@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from . import core
 from .auction import Auction
@@ -21,7 +22,6 @@ from .errors import (
     IllegalDeclaration,
     PlayAfterEnd,
     Revoke,
-    RuleError,
     WrongPhase,
     WrongPlayer,
 )
@@ -45,6 +45,9 @@ from .moves import (
 from .rules import ISKO, Rules
 from .scoring import Score, score_game
 from .tricks import EFFECTIVE, TRUMP, matadors, trick_winner
+
+if TYPE_CHECKING:
+    from .foster_game import FosterHand, FosterResult
 
 
 class Phase(Enum):
@@ -131,6 +134,18 @@ class GameResult:
     re: bool = False
     bock: bool = False
     ramsch: RamschResult | None = None
+    #: A Foster hand (rule set ``foster``): his game, Passt-mir-nicht, his own result.
+    foster: FosterResult | None = None
+
+    @property
+    def contract_label(self) -> str | None:
+        """The archive's ``contract``: the declaration's contract, ``ramsch``, or Foster's
+        self-explaining name (``tournee_hearts``, ``passt_mir_nicht_hearts``, ...)."""
+        if self.foster is not None:
+            return self.foster.contract
+        if self.declaration is not None:
+            return self.declaration.contract.label
+        return "ramsch" if self.ramsch is not None else None
 
     @property
     def won(self) -> bool:
@@ -325,8 +340,9 @@ class GameState:
                 raise WrongPlayer("only the declarer shows cards", rule="R17", move=move)
             if self.declaration is None:
                 raise WrongPhase("no game has been declared", rule="R17", move=move)
-        else:  # pragma: no cover - exhaustive over Move
-            raise RuleError(f"unknown move {move!r}", move=move)
+        else:  # Turn, Gucki, FosterDeclare
+            raise WrongPhase(f"{type(move).__name__} is a move of Foster's Skat (rules"
+                             f" foster), not of {self.rules}", rule="F5", move=move)
 
     def _double_error(self, move: Kontra | Re) -> int:
         """The core's ``K_*`` error of a Kontra or Re now, 0 when legal (R19)."""
@@ -635,6 +651,17 @@ class GameState:
                           bock=self.bock, ramsch=ramsch)
 
 
+def new_state(deal: Deal, *, rules: Rules = ISKO, bock: bool = False) -> GameState | FosterHand:
+    """A hand under ``rules``: a :class:`GameState`, or for ``foster`` a
+    :class:`~.foster_game.FosterHand` (the same moves interface: apply, check, finished,
+    to_move, phase, moves, tricks, result)."""
+    if rules.foster:
+        from .foster_game import FosterHand
+
+        return FosterHand(deal, rules=rules, bock=bock)
+    return GameState(deal, rules=rules, bock=bock)
+
+
 #: Endings by the rules core's ``END_*`` code, and back.
 ENDINGS: tuple[Ending, ...] = tuple(Ending)
 _END_CODES = {ending: code for code, ending in enumerate(ENDINGS)}
@@ -670,4 +697,4 @@ def all_declarations() -> list[Declaration]:
 
 
 __all__ = ["Ending", "GameResult", "GameState", "Phase", "RamschResult", "Trick",
-           "all_declarations"]
+           "all_declarations", "new_state"]

@@ -140,4 +140,4 @@ class FosterDeclare:
 
 AuctionCall = Bid | Hold | Pass
 Move = (Bid | Hold | Pass | PickUp | Discard | Declare | Play | Resign | ShowCards | TimeOut
-        | Leave | Kontra | Re)
+        | Leave | Kontra | Re | Turn | Gucki | FosterDeclare)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .auction import ISS_EXTRA_BIDS
 from .cards import Card
 from .contract import Declaration
 from .deal import Deal
-from .game import GameResult, GameState, Trick
+from .game import GameResult, GameState, Trick, new_state
 from .moves import AuctionCall, Bid, Declare, Discard, Hold, Move, Pass, PickUp
 from .rules import ISKO, Rules
+
+if TYPE_CHECKING:
+    from .foster_game import FosterHand
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +33,7 @@ class GameRecord:
     bock: bool = False
 
     @classmethod
-    def from_state(cls, state: GameState) -> GameRecord:
+    def from_state(cls, state: GameState | FosterHand) -> GameRecord:
         """The record of a finished :class:`GameState`."""
         return cls(state.deal, tuple(state.moves), state.result(), state.rules, state.bock)
 
@@ -68,9 +72,9 @@ class GameRecord:
         """The completed tricks (a trick cut short by an early end is not included)."""
         return tuple(self.replay_state().tricks)
 
-    def replay_state(self) -> GameState:
+    def replay_state(self) -> GameState | FosterHand:
         """Replay the moves through the validated path and return the final state."""
-        state = GameState(self.deal, rules=self.rules, bock=self.bock)
+        state = new_state(self.deal, rules=self.rules, bock=self.bock)
         for move in self.moves:
             state.apply(move)
         return state
@@ -89,7 +93,7 @@ def replay(
     Raises the :class:`~.errors.RuleError` of the first illegal move, or ValueError when the
     moves stop before the hand is over.
     """
-    state = GameState(deal, rules=rules, bock=bock)
+    state = new_state(deal, rules=rules, bock=bock)
     for move in moves:
         state.apply(move)
     return GameRecord.from_state(state)

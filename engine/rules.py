@@ -61,10 +61,9 @@ RULE_SETS: dict[str, RuleSet] = {
                 "value of 100 or more counts double (R21)", core.RULE_BOCK),
         },
     ),
-    # foster: its scoring, tables and settlement (engine/foster.py) and its hands move by
-    # move (engine/foster_game.py) are built; logs and the archive do not carry them yet,
-    # so the name is refused.
-    "foster": RuleSet("R. F. Foster's laws of Skat (1890s)", built=False),
+    # foster: its scoring, tables and settlement (engine/foster.py), its hands move by move
+    # (engine/foster_game.py); no options (Foster's "if played" games are not built).
+    "foster": RuleSet("R. F. Foster's laws of Skat (1890s), docs/rules.md F1-F13"),
 }
 
 
@@ -122,6 +121,11 @@ class Rules:
         return bool(self.flags & core.RULE_ISS_BIDS)
 
     @property
+    def foster(self) -> bool:
+        """F1-F13: R. F. Foster's game, played by :class:`~.foster_game.FosterHand`."""
+        return self.name == "foster"
+
+    @property
     def kontra_re(self) -> bool:
         """R19: defenders may say Kontra, the declarer Re."""
         return bool(self.flags & core.RULE_KONTRA_RE)
@@ -145,5 +149,8 @@ class Rules:
 ISKO = Rules()
 #: Games read from ISS records.
 ISKO_ISS = Rules("isko", frozenset({"iss"}))
+#: R. F. Foster's Skat (F1-F13).
+FOSTER = Rules("foster")
 
-__all__ = ["ISKO", "ISKO_ISS", "RULE_SETS", "RuleOption", "RuleSet", "Rules", "UnknownRules"]
+__all__ = ["FOSTER", "ISKO", "ISKO_ISS", "RULE_SETS", "RuleOption", "RuleSet", "Rules",
+           "UnknownRules"]

@@ -1,4 +1,5 @@
-"""Checks of what a log claims for the house options of ``isko`` (docs/rules.md R19-R21).
+"""Checks of what a log claims for the house options of ``isko`` (docs/rules.md R19-R21)
+and for Foster's games (F8-F12).
 
 :func:`check_ramsch_value` compares a Ramsch hand's recorded per-seat result (skatlog/1
 ``result.scores`` and ``result.points``) with the one the rules give, the way
@@ -33,6 +34,23 @@ def check_ramsch_value(result: GameResult, recorded: RecordedResult) -> tuple[st
         return "score_mismatch", (f"the Ramsch is worth {_three(ramsch.values)} (R20),"
                                   f" but the log records {_three(recorded.scores)}")
     return "ok", ""
+
+
+def check_foster_value(result: GameResult, recorded: RecordedResult) -> tuple[str, str]:
+    """``(value_check, problem)`` for a Foster game (F8-F11): the recorded ``value`` against
+    the rules' one; ``not_recorded`` when the log names none."""
+    if recorded.passed or recorded.penalty:
+        return "score_mismatch", "the log records a skipped hand, but the game was played (F4)"
+    if recorded.declarer is not None and recorded.declarer != result.declarer:
+        return "score_mismatch", (f"the player is seat {result.declarer}, but the log names"
+                                  f" seat {recorded.declarer}")
+    if recorded.value is None:
+        return "not_recorded", ""
+    if recorded.value == result.value:
+        return "ok", ""
+    return "score_mismatch", (f"the game is worth {result.value:+d} ({result.contract_label},"
+                              f" {result.declarer_points} points), but the log records"
+                              f" {recorded.value:+d}")
 
 
 def _three(values: tuple[int, int, int] | None) -> str:

@@ -545,9 +545,10 @@ def format_result(recorded: RecordedResult) -> str:
 
 def iss_can_carry(record: GameRecord) -> bool:
     """Whether ISS notation holds the whole game: not a Kontra or Re (it has no such move),
-    a Ramsch (no declarer's result) nor a Bock hand (R19-R21)."""
+    a Ramsch (no declarer's result), a Bock hand (R19-R21) nor a Foster hand."""
     result = record.result
-    return not (record.bock or result.ramsch is not None or result.kontra is not None)
+    return not (record.bock or result.ramsch is not None or result.kontra is not None
+                or record.rules.foster)
 
 
 def write_iss(game: LogGame, *, result: str = "auto") -> str:
@@ -560,8 +561,8 @@ def write_iss(game: LogGame, *, result: str = "auto") -> str:
     if game.record is None:
         raise ValueError("only a validated game (with a record) can be written")
     if not iss_can_carry(game.record):
-        raise ValueError("an ISS record cannot carry Kontra, Re, a Ramsch or a Bock hand"
-                         " (R19-R21): write skatlog/1 (.jsonl) instead")
+        raise ValueError("an ISS record cannot carry Kontra, Re, a Ramsch, a Bock hand"
+                         " (R19-R21) or a Foster hand: write skatlog/1 (.jsonl) instead")
     recorded: RecordedResult | None
     if result == "computed" or (result == "auto" and game.recorded is None):
         recorded = recorded_from_result(game.record)

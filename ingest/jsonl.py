@@ -13,11 +13,14 @@ from datetime import datetime
 from typing import Any
 
 from skatlog.engine import Card, Contract, Deal, Declaration
+from skatlog.engine.core import FOSTER_NAMES
 from skatlog.engine.errors import BadDeal
 from skatlog.engine.moves import (
     Bid,
     Declare,
     Discard,
+    FosterDeclare,
+    Gucki,
     Hold,
     Kontra,
     Leave,
@@ -29,6 +32,7 @@ from skatlog.engine.moves import (
     Resign,
     ShowCards,
     TimeOut,
+    Turn,
 )
 from skatlog.engine.record import GameRecord
 from skatlog.engine.rules import ISKO, Rules
@@ -78,13 +82,13 @@ def read_jsonl(text: str, *, source: str = "", line: int = 1, rules: Rules = ISK
         if obj.get("format") != FORMAT:
             raise LogSyntaxError("syntax", f'the line is not "format": "{FORMAT}"'
                                  f" (found {_short(obj.get('format'))})")
-        parsed.meta = _meta(obj)
         try:  # isko+iss: a recorded ISS game (R17 early endings, R18 off-ladder bids)
             named = _get(obj, "rules", str, "")
             if named:
                 parsed.rules = read_rules(named)
         except UnknownRules as err:
             raise LogSyntaxError("syntax", f'"rules": {err}') from None
+        parsed.meta = _meta(obj, sitting=parsed.rules.foster)
         tags = _get(obj, "tags", dict, {})
         if not all(isinstance(v, str) for v in tags.values()):
             raise LogSyntaxError("syntax", '"tags" values must be strings')
@@ -135,7 +139,8 @@ def _seat(value: object, what: str) -> int:
     return value
 
 
-def _meta(obj: dict[str, Any]) -> GameMeta:
+def _meta(obj: dict[str, Any], *, sitting: bool = False) -> GameMeta:
+    """The meta fields; ``sitting``: a Foster sitting (F1), whole rounds of any length."""
     players = _get(obj, "players", list, ["", "", ""])
     if len(players) != 3 or not all(isinstance(p, str) for p in players):
         raise LogSyntaxError("syntax", '"players" lists three names (Forehand, Middlehand,'
@@ -150,7 +155,9 @@ def _meta(obj: dict[str, Any]) -> GameMeta:
                                  ) from None
     session = _get(obj, "session", dict, {})
     hand_no = _get(session, "hand", int, None)
-    if hand_no is not None and not 1 <= hand_no <= 12:
+    if hand_no is not None and sitting and hand_no < 1:
+        raise LogSyntaxError("syntax", f'"session.hand" is {hand_no}; deals count from 1')
+    if hand_no is not None and not sitting and not 1 <= hand_no <= 12:
         raise LogSyntaxError("syntax", f'"session.hand" is {hand_no}; a session has hands'
                              " 1 to 12 (R2)")
     dealer = obj.get("dealer")
@@ -231,7 +238,12 @@ def _moves(obj: dict[str, Any], parsed: ParsedGame) -> None:
     skat = _get(obj, "skat", str, "")
     declaration = obj.get("declaration")
     discard = _get(obj, "discard", str, "")
-    if skat or declaration is not None or discard:
+    if any(key in obj for key in FOSTER_FIELDS):
+        if not parsed.rules.foster:
+            raise LogSyntaxError("syntax", f'"turn", "gucki" and "game" are Foster\'s moves:'
+                                 f' the record needs "rules": "foster" (it is {parsed.rules})')
+        moves += _foster_skat_moves(obj, _seat(declarer, '"declarer"'), len(moves))
+    elif skat or declaration is not None or discard:
         seat = _seat(declarer, '"declarer"')
         if skat not in ("", "taken", "hand"):
             raise LogSyntaxError("syntax", f'"skat" is "taken" or "hand", not {_short(skat)}')
@@ -285,6 +297,48 @@ def _moves(obj: dict[str, Any], parsed: ParsedGame) -> None:
         moves.insert(at, move)
     parsed.moves = [(i, move) for i, move in enumerate(moves, 1)]
     parsed.last_move = len(moves)
+
+
+#: Foster's skat moves in skatlog/1 (F5).
+FOSTER_FIELDS = ("turn", "gucki", "game")
+
+
+def _foster_skat_moves(obj: dict[str, Any], seat: int, before: int) -> list[Move]:
+    """F5: a Foster record's skat moves in game order: a Tournée ``turn`` then the ``game``
+    and the ``discard``; ``gucki`` then the game (a gucki nullo is named first) and the
+    discard; a solo's ``game`` alone."""
+    out: list[Move] = []
+    game_obj = _get(obj, "game", dict, None)
+    declare: FosterDeclare | None = None
+    if game_obj is not None:
+        name = _get(game_obj, "name", str)
+        if name not in FOSTER_NAMES:
+            raise LogSyntaxError("syntax", f'"game.name" {_short(name)} is not a Foster game'
+                                 f" ({', '.join(FOSTER_NAMES[:-1])})", move=before + 1)
+        declare = FosterDeclare(seat, FOSTER_NAMES.index(name),
+                                _get(game_obj, "schneider_announced", bool, False),
+                                _get(game_obj, "schwarz_announced", bool, False))
+    turn = _get(obj, "turn", dict, None)
+    gucki = _get(obj, "gucki", bool, False)
+    if turn is not None:
+        card = _cards(_get(turn, "card", str), '"turn.card"', before + 1)
+        if len(card) != 1:
+            raise LogSyntaxError("syntax", '"turn.card" names one skat card', move=before + 1)
+        out.append(Turn(seat, card[0], _get(turn, "passt_mir_nicht", bool, False)))
+    nullo_first = declare is not None and gucki and "nullo" in FOSTER_NAMES[declare.game]
+    if nullo_first:
+        out.append(declare)  # type: ignore[arg-type]
+    if gucki:
+        out.append(Gucki(seat))
+    if declare is not None and not nullo_first:
+        out.append(declare)
+    discard = _get(obj, "discard", str, "")
+    if discard:
+        cards = _cards(discard, '"discard"', before + len(out) + 1)
+        if len(cards) != 2:
+            raise LogSyntaxError("syntax", '"discard" names two cards', move=before + len(out) + 1)
+        out.append(Discard(seat, (cards[0], cards[1])))
+    return out
 
 
 def _result(obj: dict[str, Any]) -> RecordedResult:
@@ -398,6 +452,18 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
             if not tricks or len(tricks[-1]["cards"]) == 3:
                 tricks.append({"leader": move.seat, "cards": []})
             tricks[-1]["cards"].append(move.card.name)  # type: ignore[union-attr]
+        elif kind is Turn:
+            declarer = move.seat
+            obj["turn"] = {"card": move.card.name,  # type: ignore[union-attr]
+                           "passt_mir_nicht": move.passt_mir_nicht}  # type: ignore[union-attr]
+        elif kind is Gucki:
+            declarer = move.seat
+            obj["gucki"] = True
+        elif kind is FosterDeclare:
+            declarer = move.seat
+            obj["game"] = {"name": FOSTER_NAMES[move.game],  # type: ignore[union-attr]
+                           "schneider_announced": move.schneider_announced,  # type: ignore[union-attr]
+                           "schwarz_announced": move.schwarz_announced}  # type: ignore[union-attr]
         elif kind is Kontra or kind is Re:
             doubles.append({"type": _DOUBLE_NAMES[kind], "seat": move.seat, "at": at})
         else:
@@ -405,12 +471,12 @@ def game_object(record: GameRecord, meta: GameMeta | None = None,
     if declarer is None:
         declarer = record.result.declarer
     # key order for readers: auction, declarer, skat, declaration, discard, tricks
-    ordered: dict[str, Any] = {k: obj[k] for k in obj
-                               if k not in ("skat", "discard", "declaration")}
+    skat_keys = ("skat", "declaration", "turn", "gucki", "game", "discard")
+    ordered: dict[str, Any] = {k: obj[k] for k in obj if k not in skat_keys}
     ordered["auction"] = auction
     if declarer is not None:
         ordered["declarer"] = declarer
-    for key in ("skat", "declaration", "discard"):
+    for key in skat_keys:
         if key in obj and key not in ordered:
             ordered[key] = obj[key]
     if order == ["declare", "discard"]:

@@ -13,6 +13,10 @@ the seat digit (0 Forehand, 1 Middlehand, 2 Rearhand) followed by the action ::
       <seat>RE / SC    resign / show cards (R17)
       <seat>TI / LE    time-out / left the table (R17)
       <seat>K / R      Kontra / Re (option kontra_re, R19)
+      <seat>t<card>    Foster: turns a skat card (Tournée); T after Passt-mir-nicht
+      <seat>g          Foster: gucki (both skat cards taken unseen)
+      <seat>:<game>    Foster: names his game, e.g. "0:tournee_hearts", "1:solo_clubs/S"
+                       (/S schneider, /SZ schwarz announced)
 
 
 :func:`encode_moves` and :func:`decode_moves` convert; they round-trip exactly. The
@@ -41,12 +45,14 @@ from skatlog.engine import (
     ShowCards,
     TimeOut,
 )
+from skatlog.engine.foster import FosterGame
+from skatlog.engine.moves import FosterDeclare, Gucki, Turn
 
 _SimpleMove = type[Hold] | type[Pass] | type[PickUp] | type[Resign] | type[ShowCards] | \
-    type[TimeOut] | type[Leave] | type[Kontra] | type[Re]
+    type[TimeOut] | type[Leave] | type[Kontra] | type[Re] | type[Gucki]
 _SIMPLE: dict[_SimpleMove, str] = {
     Hold: "y", Pass: "p", PickUp: "s", Resign: "RE", ShowCards: "SC", TimeOut: "TI", Leave: "LE",
-    Kontra: "K", Re: "R",
+    Kontra: "K", Re: "R", Gucki: "g",
 }
 _SIMPLE_BACK: dict[str, _SimpleMove] = {code: kind for kind, code in _SIMPLE.items()}
 _CARD_NAMES = tuple(c.name for c in Card)
@@ -72,6 +78,12 @@ def encode_move(move: Move) -> str:
         return f"{seat}d{_CARD_NAMES[a]}.{_CARD_NAMES[b]}"
     if kind is Declare:
         return seat + "=" + move.declaration.iss  # type: ignore[union-attr]
+    if kind is Turn:
+        return seat + ("T" if move.passt_mir_nicht else "t") + _CARD_NAMES[move.card]  # type: ignore[union-attr]
+    if kind is FosterDeclare:
+        d = move  # a Foster game by its name, with a solo's announcements
+        marks = "SZ" if d.schwarz_announced else ("S" if d.schneider_announced else "")  # type: ignore[union-attr]
+        return f"{seat}:{FosterGame(d.game).label}" + (f"/{marks}" if marks else "")  # type: ignore[union-attr]
     raise MovesError(f"cannot encode {move!r}")
 
 
@@ -97,6 +109,14 @@ def decode_move(token: str) -> Move:
             return Discard(seat, (Card.from_iss(a), Card.from_iss(b)))
         if action[0] == "=":
             return Declare(seat, Declaration.from_iss(action[1:]))
+        if action[0] in "tT" and len(action) == 3:
+            return Turn(seat, Card.from_iss(action[1:]), action[0] == "T")
+        if action[0] == ":":
+            name, _, marks = action[1:].partition("/")
+            if marks not in ("", "S", "SZ"):
+                raise ValueError(f"announcements are /S or /SZ, not /{marks}")
+            return FosterDeclare(seat, int(FosterGame.from_label(name)), bool(marks),
+                                 marks == "SZ")
         return Play(seat, Card.from_iss(action))
     except ValueError as err:
         raise MovesError(f"bad move token {token!r}: {err}") from err

@@ -420,8 +420,10 @@ def use_fast_path(fast: bool | None, fmt: str, files: list[Path],
     """Whether ISS input goes through the compiled path (:mod:`.fast`): ``fast`` forces it
     on or off; by default it is used when numba is installed and the inputs total
     ``FAST_MIN_BYTES`` or more. Both paths give the same verdicts and rows. Never under a
-    default rule set with ``ramsch`` (R20), which the compiled path does not play."""
-    if fast is False or fmt == "jsonl" or not files or (rules is not None and rules.ramsch):
+    default rule set with ``ramsch`` (R20) or ``foster``, which the compiled path does not
+    play."""
+    if fast is False or fmt == "jsonl" or not files or (
+            rules is not None and (rules.ramsch or rules.foster)):
         return False
     try:
         import numba  # noqa: F401

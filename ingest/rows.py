@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from skatlog.engine import (
     CARD_POINTS,
@@ -29,11 +30,13 @@ from skatlog.engine import (
     Contract,
     Discard,
     GameRecord,
+    Gucki,
     Hold,
     Move,
     Pass,
     PickUp,
     Play,
+    Turn,
     core,
 )
 
@@ -134,7 +137,7 @@ def scan_moves(moves: Sequence[Move]) -> ScannedMoves:
             call_values.append(None)
         else:
             tokens.append(encode_move(move))
-            if kind is PickUp:
+            if kind is PickUp or kind is Turn or kind is Gucki:  # Foster's too (F5)
                 skat_taken = True
             elif kind is Discard:
                 discard = move.cards  # type: ignore[union-attr]
@@ -146,7 +149,10 @@ def scan_moves(moves: Sequence[Move]) -> ScannedMoves:
 _POINTS = np.array(CARD_POINTS, dtype=np.uint8)
 #: ``games.contract`` of a Ramsch hand (R20), the core's game kind ``RAMSCH``.
 RAMSCH_LABEL = "ramsch"
-_CONTRACT_CODE = {c.label: int(c) for c in Contract} | {RAMSCH_LABEL: core.RAMSCH}
+_CONTRACT_CODE = {c.label: int(c) for c in Contract} | {RAMSCH_LABEL: core.RAMSCH} | {
+    name: kind for name, kind in zip(core.FOSTER_NAMES, core.FOSTER_PLAY_KINDS, strict=True)
+} | {f"passt_mir_nicht_{name.rsplit('_', 1)[1]}": core.FOSTER_PLAY_KINDS[i]  # F5
+     for i, name in enumerate(core.FOSTER_NAMES[:core.F_TURNED_GRAND + 1])}
 
 
 def trick_winners(cards: np.ndarray, contracts: np.ndarray) -> np.ndarray:
@@ -247,7 +253,16 @@ class GameRowsBuilder:
                 score.schneider, score.schwarz, score.won, score.overbid, score.game_value,
                 score.multiplier, score.value,
             )
-        elif result.ramsch is not None:  # R20: no declarer, the game kind is named
+        elif result.foster is not None and score is not None:  # F5-F11: his game by name
+            game = result.foster.game
+            played = (
+                result.contract_label, not game.uses_skat, result.foster.schneider_announced,
+                result.foster.schwarz_announced, game.label.startswith("open_"),
+                result.matadors, result.declarer_points, result.defender_points,
+                result.declarer_tricks, result.defender_tricks, score.schneider, score.schwarz,
+                score.won, score.overbid, score.game_value, score.multiplier, score.value,
+            )
+        elif result.ramsch is not None:  # R20, F12: no declarer, the game kind is named
             played = (RAMSCH_LABEL,) + (None,) * 15 + (0,)
         else:
             played = (None,) * 16 + (0,)
@@ -261,7 +276,8 @@ class GameRowsBuilder:
         ))
         self._deals.append(deal)
         n_tricks = len(scanned.play_cards) // 3 \
-            if decl is not None or result.ramsch is not None else 0
+            if decl is not None or result.ramsch is not None or result.foster is not None \
+            else 0
         self._trick_counts.append(n_tricks)
         if n_tricks:
             self._play_cards.extend(scanned.play_cards[:3 * n_tricks])
@@ -302,7 +318,9 @@ class GameRowsBuilder:
             from .computed import insert_computed
 
             skat = np.bitwise_or.reduce(bits[:, 30:32], axis=1) if n else np.zeros(0, np.uint32)
-            games = insert_computed("games", games, {"skat_cards": skat})
+            flags = {name: pc.fill_null(games.column(name), False)  # the views' fills
+                     for name in ("kontra", "re", "bock")}
+            games = insert_computed("games", games, {"skat_cards": skat, **flags})
             cards = np.array(self._play_cards, dtype=np.uint8).reshape(-1, 3)
             seats = np.array(self._play_seats, dtype=np.uint8).reshape(-1, 3)
             tricks = insert_computed("tricks", tricks, {

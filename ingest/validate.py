@@ -11,16 +11,18 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skatlog.engine import Contract, GameState, RuleError
+from skatlog.engine import Contract, RuleError
 from skatlog.engine.contract import BASE_VALUES
-from skatlog.engine.game import Ending
+from skatlog.engine.game import Ending, GameState, new_state
 from skatlog.engine.moves import (
     SEAT_NAMES,
     Bid,
     Declare,
     Discard,
+    FosterDeclare,
+    Gucki,
     Hold,
     Kontra,
     Leave,
@@ -32,12 +34,16 @@ from skatlog.engine.moves import (
     Resign,
     ShowCards,
     TimeOut,
+    Turn,
 )
 from skatlog.engine.record import GameRecord
 from skatlog.engine.rules import ISKO, ISKO_ISS, Rules
 from skatlog.engine.scoring import score_game
 
-from .house import check_ramsch_value
+if TYPE_CHECKING:
+    from skatlog.engine.foster_game import FosterHand
+
+from .house import check_foster_value, check_ramsch_value
 from .iss import read_iss
 from .jsonl import read_jsonl
 from .model import GameError, LogGame, ParsedGame, RecordedResult
@@ -81,6 +87,10 @@ def describe_move(move: Move, players: tuple[str, str, str]) -> str:
         Leave: lambda: "leaves the table",
         Kontra: lambda: "says Kontra",
         Re: lambda: "says Re",
+        Turn: lambda: f"turns {move.card}"  # type: ignore[union-attr]
+        + (" after Passt-mir-nicht" if move.passt_mir_nicht else ""),  # type: ignore[union-attr]
+        Gucki: lambda: "takes the skat unseen (gucki)",
+        FosterDeclare: lambda: f"names {foster_label(move.game)}",  # type: ignore[union-attr]
     }[kind]()
     return f"{who} {what}"
 
@@ -91,7 +101,7 @@ def replay_parsed(parsed: ParsedGame) -> LogGame:
     record: GameRecord | None = None
     value_check = "not_recorded"
     if not errors and parsed.deal is not None:
-        state = GameState(parsed.deal, rules=parsed.rules, bock=parsed.bock)
+        state = new_state(parsed.deal, rules=parsed.rules, bock=parsed.bock)
         for number, move in parsed.moves:
             try:
                 state.apply(move)
@@ -119,7 +129,14 @@ def replay_parsed(parsed: ParsedGame) -> LogGame:
     )
 
 
-def _expected(state: GameState) -> str:
+def foster_label(kind: int) -> str:
+    """A Foster game's name for messages (``tournee_hearts``), or the number when unknown."""
+    from skatlog.engine.core import FOSTER_NAMES
+
+    return FOSTER_NAMES[kind] if 0 <= kind < len(FOSTER_NAMES) else f"game {kind}"
+
+
+def _expected(state: GameState | FosterHand) -> str:
     seat = state.to_move
     who = SEAT_NAMES[seat] if seat is not None else "nobody"
     return f"{who} to move in the {state.phase.value} phase"
@@ -151,7 +168,9 @@ def check_value(record: GameRecord, recorded: RecordedResult | None, *,
         return "not_recorded", ""
     result = record.result
     if result.ramsch is not None or recorded.scores is not None:
-        return check_ramsch_value(result, recorded)  # R20
+        return check_ramsch_value(result, recorded)  # R20, F12
+    if result.foster is not None:
+        return check_foster_value(result, recorded)  # F8-F11
     if recorded.passed:
         if result.outcome == "passed":
             return "ok", ""
@@ -338,7 +357,7 @@ def game_json(game: LogGame) -> dict[str, Any]:
         "outcome": result.outcome if result is not None else None,
         "passed": result.outcome == "passed" if result is not None else None,
         "declarer": result.declarer if result is not None else None,
-        "contract": declaration.contract.label if declaration is not None else None,
+        "contract": result.contract_label if result is not None else None,
         "hand": declaration.hand if declaration is not None else None,
         "schneider_announced": declaration.schneider_announced if declaration else None,
         "schwarz_announced": declaration.schwarz_announced if declaration else None,

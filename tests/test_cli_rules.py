@@ -59,7 +59,7 @@ def test_ingest_stores_the_rule_set_it_replayed_under(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["validate"], ["ingest", "-q"]])
-@pytest.mark.parametrize("spelling", ["turbo", "isko+turbo", "foster", "isko+kontra_re+turbo",
+@pytest.mark.parametrize("spelling", ["turbo", "isko+turbo", "foster+iss", "isko+kontra_re+turbo",
                                       "isko++iss"])
 def test_an_unknown_rule_set_is_a_one_line_usage_error(tmp_path: Path, command: list[str],
                                                          spelling: str) -> None:

@@ -151,9 +151,10 @@ def test_table_sizes_and_half_rounds_are_refused() -> None:
         sitting.settlement()
 
 
-def test_foster_play_is_not_offered_before_it_is_built() -> None:
-    with pytest.raises(UnknownRules, match="not built yet"):
-        Rules.parse("foster")
+def test_foster_is_a_rule_set_without_options() -> None:
+    assert str(Rules.parse("foster")) == "foster" and Rules.parse("foster").foster
+    with pytest.raises(UnknownRules, match="no option"):
+        Rules.parse("foster+ramsch")
 
 
 # ---------------------------------------------------------------- a Foster hand, move by move
@@ -203,14 +204,14 @@ def _random_hand(seed: int) -> FosterHand:
 @given(st.integers(min_value=0, max_value=2**63 - 1))
 def test_random_foster_hands_total_120_and_replay(seed: int) -> None:
     hand = _random_hand(seed)
-    result = hand.result()
+    result = hand.foster_result()
     if result.ramsch_points is not None:
         assert sum(result.ramsch_points) == 120
         assert sum(1 for v in result.seat_values if v) in (0, 1, 2)
     elif len(hand.tricks) == 10:
         other = sum(hand.taken_points) - hand.taken_points[result.declarer or 0]
         assert result.player_points + other == 120
-    again = replay_foster(hand.deal, hand.moves).result()
+    again = replay_foster(hand.deal, hand.moves).foster_result()
     assert again == result
 
 
@@ -237,7 +238,7 @@ def _tournee(passt_mir_nicht: bool) -> FosterHand:
 
 
 def test_a_tournee_and_passt_mir_nicht_doubling_the_loss() -> None:
-    plain, pmn = _tournee(False).result(), _tournee(True).result()
+    plain, pmn = _tournee(False).foster_result(), _tournee(True).foster_result()
     assert plain.contract == "tournee_hearts" and pmn.contract == "passt_mir_nicht_hearts"
     assert plain.score is not None and pmn.score is not None
     assert plain.matadors == 1 and plain.player_points == pmn.player_points
@@ -261,7 +262,7 @@ def test_the_auction_on_fosters_numbers_and_ramsch_when_nobody_bids() -> None:
     assert hand.game is FosterGame.RAMSCH and hand.phase is Phase.PLAY
     while not hand.finished:
         hand.apply(Play(hand.to_move, hand.legal_cards()[0]))  # type: ignore[arg-type]
-    result = hand.result()
+    result = hand.foster_result()
     assert result.outcome == "ramsch" and result.ramsch_points is not None
     assert sum(result.ramsch_points) == 120 and min(result.seat_values) in (-20, -30, -50, 0)
 
@@ -284,7 +285,7 @@ def test_gucki_nullo_is_announced_before_the_skat_and_gucki_grand_after() -> Non
         hand.apply(Discard(0, (held[0], held[1])))
         while not hand.finished:
             hand.apply(Play(hand.to_move, hand.legal_cards()[-1]))  # type: ignore[arg-type]
-        result = hand.result()
+        result = hand.foster_result()
         assert result.score is not None
         if not result.score.won:  # every gucki loses double (law 3)
             assert result.score.value == -2 * result.score.game_value
@@ -301,7 +302,7 @@ def test_a_solo_with_announcements_and_the_skat_for_the_player() -> None:
         hand.apply(Gucki(0))
     while not hand.finished:
         hand.apply(Play(hand.to_move, hand.legal_cards()[0]))  # type: ignore[arg-type]
-    result = hand.result()
+    result = hand.foster_result()
     skat = sum(CARD_POINTS[c] for c in hand.deal.skat)
     assert result.player_points == hand.taken_points[0] + skat
     assert result.score is not None and result.score.multiplier >= 4  # announced: level 3+
