@@ -204,6 +204,24 @@ DISCARD_POINTS_MAX = (20 * 21) // 3
 #: The highest score a null discard can reach (ouvert, no risky card, the two highest
 #: cards laid away): a suit game already above it leaves nothing for the null search.
 NULL_SCORE_MAX = 50 + 2 * int(POWER_T[NULL].max())
+def _hole_mask(byte: int, rule: int) -> int:
+    """The ranks :func:`_null_holes` counts as holes, as a pattern."""
+    mask = 0
+    i = 0
+    for rank in range(8):
+        if (byte >> rank) & 1:
+            if rule == 2:
+                hole = rank >= 5
+            else:
+                hole = rank > ((3 * i) // 2 if rule == 1 else 2 * i)
+            mask |= int(hole) << rank
+            i += 1
+    return mask
+
+
+#: HOLE_MASK_T[rule, byte]: :func:`_hole_mask`.
+HOLE_MASK_T = np.array([[_hole_mask(b, r) for b in range(256)] for r in range(3)],
+                       dtype=np.int64)
 #: HOLES_T[rule, byte]: :func:`_null_holes`.
 HOLES_T = np.array([[_null_holes(b, r) for b in range(256)] for r in range(3)], dtype=np.int64)
 #: POPCOUNT8_T[byte]: cards in a suit pattern.
@@ -462,6 +480,103 @@ def _suit_value(k: int, b: int, void: int) -> int:
 
 
 @njit
+def _contract_base(held: int, bid: int, seat: int, cfg: np.ndarray, contract: int) -> int:
+    """What a contract's discard scores start from: minus its threshold, the grand's extra
+    margin and Forehand's lead, and a heavy penalty when its value cannot reach the bid."""
+    base = -threshold(contract, cfg)
+    if contract == GRAND:
+        base -= int(100.0 * cfg[c.GRAND_DECLARE])
+        if seat == 0:
+            base += GRAND_LEAD_BONUS
+    if BASE_T[contract] * (abs(matadors(held, contract)) + 1) < bid:
+        base -= 100000  # an overbid is lost whatever happens (R15)
+    return base
+
+
+@njit
+def _discard_bound(held: int, bid: int, seat: int, cfg: np.ndarray, contract: int,
+                   wenzels: bool) -> int:
+    """The most any pair of discards can score in ``contract`` (:data:`SIDE_BEST_T`)."""
+    if popcount(held & ~FOLLOW_T[contract, TRUMP]) < 2:
+        return 1 << 40  # trumps must go too: no bound, search it
+    grand = contract == GRAND
+    k = (1 if cfg[c.GRAND_JACKS_ACES] else 2) if grand else 0
+    bound = (_trump_part(held, contract, cfg) + _contract_base(held, bid, seat, cfg, contract)
+             + DISCARD_POINTS_MAX + (WENZEL_BONUS if grand and wenzels else 0))
+    for suit in range(4):
+        if grand or suit != contract:
+            bound += SIDE_BEST_T[k, _byte(held, suit) & 0xEF]
+    return bound
+
+
+@njit
+def _best_discard(held: int, bid: int, seat: int, cfg: np.ndarray, contract: int,
+                  wenzels: bool, best_score: int, best_key: int) -> tuple[int, int]:
+    """The best (score, key) after trying every pair of discards in ``contract`` against the
+    best so far; ``key`` is ``contract * 1024 + a * 32 + b``, the plain search order."""
+    base = _contract_base(held, bid, seat, cfg, contract)
+    trumps = FOLLOW_T[contract, TRUMP]
+    candidates = held & ~trumps
+    if popcount(candidates) < 2:  # trumps must go too: judge each ten cards whole
+        rest = held
+        while rest:
+            a = lowest_bit(rest)
+            rest &= rest - 1
+            rest2 = rest
+            while rest2:
+                b = lowest_bit(rest2)
+                rest2 &= rest2 - 1
+                s = (strength(held & ~(1 << a) & ~(1 << b), contract, cfg) + base
+                     + (20 * (POINTS_T[a] + POINTS_T[b])) // 3)
+                key = contract * 1024 + a * 32 + b
+                if s > best_score or (s == best_score and key < best_key):
+                    best_score = s
+                    best_key = key
+        return best_score, best_key
+    grand = contract == GRAND
+    k = (1 if cfg[c.GRAND_JACKS_ACES] else 2) if grand else 0
+    n_trumps = popcount(held & trumps)
+    void = 30 if (not grand and n_trumps >= 5) else 0
+    total = _trump_part(held, contract, cfg) + base
+    good = 0
+    for suit in range(4):
+        if grand or suit != contract:
+            byte = _byte(held, suit) & 0xEF
+            total += _suit_value(k, byte, void)
+            good += GOOD_T[byte]
+    rest = candidates
+    while rest:
+        a = lowest_bit(rest)
+        rest &= rest - 1
+        sa = a >> 3
+        byte_a = _byte(held, sa) & 0xEF
+        rest2 = rest
+        while rest2:
+            b = lowest_bit(rest2)
+            rest2 &= rest2 - 1
+            sb = b >> 3
+            if sa == sb:
+                after = byte_a & ~(1 << (a & 7)) & ~(1 << (b & 7))
+                s = total - _suit_value(k, byte_a, void) + _suit_value(k, after, void)
+                g = good - GOOD_T[byte_a] + GOOD_T[after]
+            else:
+                byte_b = _byte(held, sb) & 0xEF
+                after_a = byte_a & ~(1 << (a & 7))
+                after_b = byte_b & ~(1 << (b & 7))
+                s = (total - _suit_value(k, byte_a, void) - _suit_value(k, byte_b, void)
+                     + _suit_value(k, after_a, void) + _suit_value(k, after_b, void))
+                g = good - GOOD_T[byte_a] - GOOD_T[byte_b] + GOOD_T[after_a] + GOOD_T[after_b]
+            if grand and wenzels and g >= 2:
+                s += WENZEL_BONUS
+            s += (20 * (POINTS_T[a] + POINTS_T[b])) // 3
+            key = contract * 1024 + a * 32 + b
+            if s > best_score or (s == best_score and key < best_key):
+                best_score = s
+                best_key = key
+    return best_score, best_key
+
+
+@njit
 def discard_and_declare(held: int, bid: int, seat: int, cfg: np.ndarray
                         ) -> tuple[int, int, int]:
     """After picking up the skat: the two discards and the declaration (index into DECL_T).
@@ -475,93 +590,43 @@ def discard_and_declare(held: int, bid: int, seat: int, cfg: np.ndarray
     only runs when two discards could make the hand safe enough, so the result is that of
     the full search. A null is only chosen when it is worth the bid (R7).
     """
-    best_score = -(1 << 40)
-    best_a = -1
-    best_b = -1
-    best_decl = -1
     wenzels = cfg[c.GRAND_TWO_WENZELS] != 0.0 and popcount(_jacks(held)) >= 2
-    for contract in range(5):
-        value = BASE_T[contract] * (abs(matadors(held, contract)) + 1)
-        trumps = FOLLOW_T[contract, TRUMP]
-        candidates = held & ~trumps
-        base = -threshold(contract, cfg)
-        if contract == GRAND:
-            base -= int(100.0 * cfg[c.GRAND_DECLARE])
-            if seat == 0:
-                base += GRAND_LEAD_BONUS
-        if value < bid:
-            base -= 100000  # an overbid is lost whatever happens (R15)
-        decl = decl_index(contract, 0, 0, 0, 0)
-        if popcount(candidates) < 2:  # trumps must go too: judge each ten cards whole
-            rest = held
-            while rest:
-                a = lowest_bit(rest)
-                rest &= rest - 1
-                rest2 = rest
-                while rest2:
-                    b = lowest_bit(rest2)
-                    rest2 &= rest2 - 1
-                    s = (strength(held & ~(1 << a) & ~(1 << b), contract, cfg) + base
-                         + (20 * (POINTS_T[a] + POINTS_T[b])) // 3)
-                    if s > best_score:
-                        best_score = s
-                        best_a = a
-                        best_b = b
-                        best_decl = decl
-            continue
-        grand = contract == GRAND
-        k = (1 if cfg[c.GRAND_JACKS_ACES] else 2) if grand else 0
-        n_trumps = popcount(held & trumps)
-        void = 30 if (not grand and n_trumps >= 5) else 0
-        total = _trump_part(held, contract, cfg) + base
-        bound = total + DISCARD_POINTS_MAX + (WENZEL_BONUS if grand and wenzels else 0)
-        good = 0
-        for suit in range(4):
-            if grand or suit != contract:
-                byte = _byte(held, suit) & 0xEF
-                total += _suit_value(k, byte, void)
-                bound += SIDE_BEST_T[k, byte]
-                good += GOOD_T[byte]
-        if bound <= best_score:
+    bounds = (_discard_bound(held, bid, seat, cfg, 0, wenzels),
+              _discard_bound(held, bid, seat, cfg, 1, wenzels),
+              _discard_bound(held, bid, seat, cfg, 2, wenzels),
+              _discard_bound(held, bid, seat, cfg, 3, wenzels),
+              _discard_bound(held, bid, seat, cfg, 4, wenzels))
+    # The most promising contract first, so the bound skips the others; ties between equal
+    # scores still go to the first contract and pair in the plain order (``key``).
+    best_score = -(1 << 40)
+    best_key = 1 << 30
+    done = 0
+    for _ in range(5):
+        contract = -1
+        for k in range(5):
+            if not (done >> k) & 1 and (contract < 0 or bounds[k] > bounds[contract]):
+                contract = k
+        done |= 1 << contract
+        bound = bounds[contract]
+        if bound < best_score or (bound == best_score and contract * 1024 > best_key):
             continue  # no pair of discards can beat the best game so far
-        rest = candidates
-        while rest:
-            a = lowest_bit(rest)
-            rest &= rest - 1
-            sa = a >> 3
-            byte_a = _byte(held, sa) & 0xEF
-            rest2 = rest
-            while rest2:
-                b = lowest_bit(rest2)
-                rest2 &= rest2 - 1
-                sb = b >> 3
-                if sa == sb:
-                    after = byte_a & ~(1 << (a & 7)) & ~(1 << (b & 7))
-                    s = total - _suit_value(k, byte_a, void) + _suit_value(k, after, void)
-                    g = good - GOOD_T[byte_a] + GOOD_T[after]
-                else:
-                    byte_b = _byte(held, sb) & 0xEF
-                    after_a = byte_a & ~(1 << (a & 7))
-                    after_b = byte_b & ~(1 << (b & 7))
-                    s = (total - _suit_value(k, byte_a, void) - _suit_value(k, byte_b, void)
-                         + _suit_value(k, after_a, void) + _suit_value(k, after_b, void))
-                    g = good - GOOD_T[byte_a] - GOOD_T[byte_b] + GOOD_T[after_a] + GOOD_T[after_b]
-                if grand and wenzels and g >= 2:
-                    s += WENZEL_BONUS
-                s += (20 * (POINTS_T[a] + POINTS_T[b])) // 3
-                if s > best_score:
-                    best_score = s
-                    best_a = a
-                    best_b = b
-                    best_decl = decl
+        best_score, best_key = _best_discard(held, bid, seat, cfg, contract, wenzels,
+                                             best_score, best_key)
+    best_a = (best_key >> 5) & 31
+    best_b = best_key & 31
+    best_decl = decl_index(best_key >> 10, 0, 0, 0, 0)
     risk = int(cfg[c.NULL_RISK])
     rule = 0 if cfg[c.NULL_SEVENS] else 2
     holes = 0
+    hole_cards = 0
     for suit in range(4):
         holes += HOLES_T[rule, _byte(held, suit)]
-    # Two discards remove at most two holes (a card laid away can only add holes to its
-    # suit's higher cards), so a hand with more holes cannot become a null.
-    if bid <= 46 and holes - 2 <= risk and best_score < NULL_SCORE_MAX:
+        hole_cards |= HOLE_MASK_T[rule, _byte(held, suit)] << (8 * suit)
+    # A card laid away removes at most its own hole (it can only add holes to its suit's
+    # higher cards), so a hand needs as many hole cards among the discards as it has holes
+    # above the risk allowed: none of the other pairs can make a null.
+    need = holes - risk
+    if bid <= 46 and need <= 2 and best_score < NULL_SCORE_MAX:
         plain = decl_index(NULL, 0, 0, 0, 0)
         open_ = decl_index(NULL, 0, 0, 0, 1)
         long_seven = cfg[c.NULL_LONG_SEVEN] != 0.0
@@ -570,10 +635,13 @@ def discard_and_declare(held: int, bid: int, seat: int, cfg: np.ndarray
         while rest:
             a = lowest_bit(rest)
             rest &= rest - 1
+            a_hole = (hole_cards >> a) & 1
             rest2 = rest
             while rest2:
                 b = lowest_bit(rest2)
                 rest2 &= rest2 - 1
+                if a_hole + ((hole_cards >> b) & 1) < need:
+                    continue
                 ten = held & ~(1 << a) & ~(1 << b)
                 danger = _holes(ten, rule, long_seven)
                 if danger > risk:
