@@ -209,7 +209,14 @@ def _format_batch(job: tuple[pa.RecordBatch, str, str], children: ChildRows | No
     lookup = children if children is not None else _WORKER_CHILDREN
     write = _writer(fmt)
     rows = _rows(batch, lookup.of(batch) if lookup is not None else {})
-    return "".join(write(_log_game(row), result=result) + "\n" for row in rows), len(rows)
+    lines = []
+    for row in rows:
+        game = _log_game(row)
+        try:
+            lines.append(write(game, result=result) + "\n")
+        except ValueError as err:  # a game the format cannot carry (ISS: Kontra, Foster, ...)
+            raise ExportError(f"game {row['game_id']}: {err}") from None
+    return "".join(lines), len(rows)
 
 
 def _export_columns(stored: pa.RecordBatch) -> pa.RecordBatch:

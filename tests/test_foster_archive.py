@@ -8,13 +8,14 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skatlog.analytics.views import lazy_frames, open_archive
 from skatlog.engine import GameRecord
 from skatlog.engine.foster import Sitting
-from skatlog.ingest.export import export_archive
+from skatlog.ingest.export import ExportError, export_archive
 from skatlog.ingest.jsonl import write_jsonl
 from skatlog.ingest.model import GameMeta, LogGame
 from skatlog.ingest.pipeline import ingest_paths
@@ -96,3 +97,6 @@ def test_a_four_player_sitting_goes_through_ingest_to_the_sessions_view(tmp_path
     export_archive(archive, out, "jsonl")
     back = sorted(out.read_text().splitlines(), key=lambda t: json.loads(t)["session"]["hand"])
     assert back == lines
+    with pytest.raises(ExportError, match="cannot carry"):  # ISS has no Foster moves
+        export_archive(archive, tmp_path / "back.sgf", "iss")
+    assert not (tmp_path / "back.sgf").exists()
