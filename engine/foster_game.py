@@ -30,7 +30,7 @@ from .errors import (
 )
 from .foster import FosterGame, contract_name
 from .game import Ending, GameResult, Phase, RamschResult, Trick
-from .moves import Bid, Discard, FosterDeclare, Gucki, Hold, Move, Pass, Play, Turn
+from .moves import Bid, Discard, FosterDeclare, Gucki, Hold, Move, Pass, Play, Resign, Turn
 from .rules import FOSTER, Rules
 from .scoring import Score
 from .tricks import trick_winner
@@ -109,6 +109,7 @@ class FosterHand:
         self.leader = 0
         self.taken_points = [0, 0, 0]
         self.taken_tricks = [0, 0, 0]
+        self.abandoned = False  # F7: a Tournée given up before the second trick
 
     # ---------------------------------------------------------------- queries
     @property
@@ -150,6 +151,9 @@ class FosterHand:
         if isinstance(move, Play):
             self._check_play(move)
             return
+        if isinstance(move, Resign):
+            self._check_abandon(move)
+            return
         if move.seat != self.declarer:
             raise WrongPlayer(f"seat {move.seat} is not the player (seat {self.declarer})",
                               rule="F5", move=move)
@@ -180,6 +184,23 @@ class FosterHand:
         else:
             raise WrongPhase(f"{type(move).__name__} is not a move of Foster's Skat", rule="F5",
                              move=move)
+
+    def _check_abandon(self, move: Resign) -> None:
+        """F7 (law 44): the player may abandon a Tournée (a turned game) before he plays to
+        the second trick; nobody else resigns in Foster's game."""
+        if move.seat != self.declarer:
+            raise WrongPlayer("only the player abandons his game (law 44)", rule="F7",
+                              move=move)
+        if self.phase is not Phase.PLAY or self.turned is None:
+            raise WrongPhase("only a Tournée in play can be abandoned (law 44)", rule="F7",
+                             move=move)
+        played = len(self.tricks) + (1 if move.seat in self._seats_in_trick() else 0)
+        if played >= 2:
+            raise WrongPhase("a Tournée is abandoned before the player plays to the second"
+                             " trick (law 44)", rule="F7", move=move)
+
+    def _seats_in_trick(self) -> tuple[int, ...]:
+        return tuple((self.leader + i) % 3 for i in range(len(self.trick_cards)))
 
     def _check_call(self, call: Bid | Hold | Pass) -> None:
         if self.phase is not Phase.AUCTION:
@@ -282,6 +303,9 @@ class FosterHand:
             self._start_play()
         elif isinstance(move, Play):
             self._play(move)
+        elif isinstance(move, Resign):  # F7: abandoned, lost at the game level
+            self.abandoned = True
+            self.phase = Phase.DONE
 
     def _take_skat(self) -> None:
         assert self.declarer is not None
@@ -325,7 +349,8 @@ class FosterHand:
                               ramsch=ramsch, foster=fr)
         assert fr.declarer is not None
         taken = sum(self.taken_points) - self.taken_points[fr.declarer]
-        ending = Ending.TEN_TRICKS if len(self.tricks) == core.N_TRICKS else Ending.NULL_TRICK
+        ending = Ending.DECLARER_RESIGNED if self.abandoned else (
+            Ending.TEN_TRICKS if len(self.tricks) == core.N_TRICKS else Ending.NULL_TRICK)
         return GameResult("played", ending, fr.declarer, fr.bid, None, fr.matadors,
                           fr.player_points, taken, fr.player_tricks,
                           len(self.tricks) - fr.player_tricks, fr.score, foster=fr)
@@ -354,7 +379,7 @@ class FosterHand:
         tricks = self.taken_tricks[seat]
         won, value, game_value, mult, overbid, schneider, schwarz = core.foster_score(
             int(self.game), self.passt_mir_nicht, self.schneider_announced,
-            self.schwarz_announced, False, self.bid, mats, points, tricks,
+            self.schwarz_announced, self.abandoned, self.bid, mats, points, tricks,
             len(self.tricks) - tricks)
         score = Score(bool(won), int(value), int(game_value), int(mult), bool(overbid),
                       bool(schneider), bool(schwarz))

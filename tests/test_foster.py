@@ -21,6 +21,7 @@ from skatlog.engine import (
     Pass,
     Phase,
     Play,
+    Resign,
     RuleError,
     UnknownRules,
     core,
@@ -164,8 +165,8 @@ def _candidates(hand: FosterHand) -> list[Move]:
     if hand.phase is Phase.AUCTION:
         return ([Bid(s, v) for s in seats for v in (*FOSTER_BIDS[:6], 11, 216)]
                 + [Hold(s) for s in seats] + [Pass(s) for s in seats])
-    if hand.phase is Phase.PLAY:
-        return [Play(s, c) for s in seats for c in Card]
+    if hand.phase is Phase.PLAY:  # and abandoning a Tournee (law 44)
+        return [Play(s, c) for s in seats for c in Card] + [Resign(s) for s in seats]
     seat = hand.declarer
     assert seat is not None
     held = [c for c in Card if hand.hands[seat] >> c & 1]
@@ -196,6 +197,8 @@ def _random_hand(seed: int) -> FosterHand:
         assert legal, hand.phase
         passes = [m for m in legal if isinstance(m, Pass)]
         pick = passes[0] if passes and rng.random() < 0.5 else rng.choice(legal)
+        if isinstance(pick, Resign) and rng.random() < 0.8:  # abandon now and then
+            pick = next(m for m in legal if isinstance(m, Play))
         hand.apply(pick)
     return hand
 
@@ -306,3 +309,36 @@ def test_a_solo_with_announcements_and_the_skat_for_the_player() -> None:
     skat = sum(CARD_POINTS[c] for c in hand.deal.skat)
     assert result.player_points == hand.taken_points[0] + skat
     assert result.score is not None and result.score.multiplier >= 4  # announced: level 3+
+
+
+def test_a_tournee_may_be_abandoned_before_the_second_trick() -> None:
+    deal = make_deal("CJ.HA.HT.HK.H9.H8.SA.DA.D7.C7", "", "", "HQ.ST")
+    for tricks_before in (0, 1, 2):
+        hand = FosterHand(deal)
+        for move in (Bid(1, 10), Hold(0), Pass(1), Pass(2), Turn(0, Card.HQ),
+                     FosterDeclare(0, int(FosterGame.TOURNEE_HEARTS)),
+                     Discard(0, (Card.ST, Card.C7))):
+            hand.apply(move)
+        with pytest.raises(RuleError, match="only the player"):
+            hand.apply(Resign(1))
+        while len(hand.tricks) < tricks_before or hand.to_move != 0:
+            hand.apply(Play(hand.to_move, hand.legal_cards()[0]))  # type: ignore[arg-type]
+        if tricks_before == 2:
+            with pytest.raises(RuleError, match="law 44"):
+                hand.apply(Resign(0))
+            continue
+        hand.apply(Resign(0))
+        result = hand.foster_result()
+        assert result.score is not None and not result.score.won
+        # lost at the game level, never schneider: 6 x (1 + 1 matador), single
+        assert result.score.value == -12 and result.score.multiplier == 2
+        again = replay_foster(deal, hand.moves).foster_result()
+        assert again == result
+
+
+def test_a_solo_cannot_be_abandoned() -> None:
+    hand = FosterHand(seeded_deal(6))
+    for move in (Pass(1), Pass(2), Bid(0, 10), FosterDeclare(0, int(FosterGame.SOLO_CLUBS))):
+        hand.apply(move)
+    with pytest.raises(RuleError, match="only a Tourn"):
+        hand.apply(Resign(0))
