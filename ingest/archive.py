@@ -60,7 +60,7 @@ PAUSE_AT_ENV = "SKATLOG_ARCHIVE_PAUSE_AT"
 
 #: Start a new partition file once one holds this many rows.
 ROWS_PER_FILE = {"games": 2_000_000, "tricks": 16_000_000, "auction": 16_000_000,
-                 "rejects": 1_000_000, "ingests": 1_000_000}
+                 "rejects": 1_000_000, "ingests": 1_000_000, "analysis": 2_000_000}
 
 
 #: Columns whose values are (nearly) all distinct: Parquet dictionary pages only cost time

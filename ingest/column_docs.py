@@ -29,6 +29,8 @@ VIEW_DOCS: dict[str, str] = {
     "rejects": "one row per distinct invalid record (quarantined with its raw text and every "
                "diagnostic)",
     "ingests": "one row per ingest or simulation run that committed",
+    "analysis": "one row per game analysed by skatlog analyze: its result with best play "
+                "by both sides (every card known) and the first card that changed it",
 }
 
 _SEAT = "(0 Forehand, 1 Middlehand, 2 Rearhand)"
@@ -209,6 +211,28 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "rejected_by_code": "rejected records per error code: code, count",
         "skatlog_version": "the skatlog version that wrote the run",
         "schema_version": "the archive schema version the run's partitions use",
+    },
+    "analysis": {
+        "game_id": "the analysed game (games.game_id)",
+        "dd_declarer_points": "suit and grand: the declarer's card points (skat included) "
+                              "with best play by both sides and every card known, from the "
+                              "position after the discard; null in null games",
+        "dd_declarer_tricks": "null games: the tricks the declarer cannot avoid with best "
+                              "play (0 or 1: a null ends at his first trick, R9); null "
+                              "otherwise",
+        "dd_won": "whether best play by both sides wins the game as declared (its bid, "
+                  "announcements and matadors), from the position after the discard",
+        "dd_won_after": "dd_won again after each card played, in play order",
+        "changed": "per card played: true when that card changed the best-play result "
+                   "(dd_won before it differs from after it)",
+        "first_change_card_no": "the first such card's number in the play (1-based); null "
+                                "when no card changed the result",
+        "first_change_trick": "its trick (1-10)",
+        "first_change_seat": f"the seat that played it {_SEAT}",
+        "first_change_card": "the card (card_name(c) gives its ISS name)",
+        "first_change_keep": "a card the same seat could have played instead that kept the "
+                             "result",
+        "ingest_id": "the analyze run that wrote the row",
     },
 }
 

@@ -15,6 +15,7 @@ columns of :mod:`.computed`: ``games.skat_cards``, ``tricks.seat1`` .. ``seat3``
 ``auction``   one row per call (bid / hold / pass)
 ``rejects``   one row per distinct invalid record, with its raw text and every diagnostic
 ``ingests``   one row per ingest (or simulation) run
+``analysis``  one row per game ``skatlog analyze`` solved with every card known
 
 Conventions
 -----------
@@ -233,6 +234,23 @@ INGESTS_SCHEMA = _schema([
     _f("schema_version", pa.int16(), False),
 ], "ingests")
 
+#: ``skatlog analyze``: best play with every card known, one row per analysed game (see
+#: skatlog.analytics.analysis and the column docs).
+ANALYSIS_SCHEMA = _schema([
+    _f("game_id", pa.int64(), False),
+    _f("dd_declarer_points", pa.int16()),     # suit/grand: card points with best play
+    _f("dd_declarer_tricks", pa.int8()),      # null: the tricks the declarer cannot avoid
+    _f("dd_won", pa.bool_(), False),          # best play wins the game as declared
+    _f("dd_won_after", pa.list_(pa.bool_())),  # the same after each card played
+    _f("changed", pa.list_(pa.bool_())),      # that card changed it
+    _f("first_change_card_no", pa.int16()),   # 1-based card of the play; null: none
+    _f("first_change_trick", pa.int8()),
+    _f("first_change_seat", pa.int8()),
+    _f("first_change_card", pa.uint8()),
+    _f("first_change_keep", pa.uint8()),      # a card that would have kept the result
+    _f("ingest_id", _DICT),
+], "analysis")
+
 #: Stored tables and their schemas, in commit order.
 TABLES: dict[str, pa.Schema] = {
     "games": GAMES_SCHEMA,
@@ -240,6 +258,7 @@ TABLES: dict[str, pa.Schema] = {
     "auction": AUCTION_SCHEMA,
     "rejects": REJECTS_SCHEMA,
     "ingests": INGESTS_SCHEMA,
+    "analysis": ANALYSIS_SCHEMA,
 }
 
 
