@@ -10,7 +10,8 @@ independent; the pairing removes the luck of the cards). Three measures:
   when it declares, else 0: the scoring of skatlog's own games) minus the mean of its two
   opponents', so that defending, which scores nothing itself under list scoring, counts by
   what the opponents make;
-* Seeger-Fabian points a hand (:mod:`.scoring`, a 3-player table), the test bot's own;
+* Seeger-Fabian points a hand (:func:`.scoring.total_expr` of one hand, a 3-player
+  table), the test bot's own;
 * declarer success: over the (deal, position) pairs where the test bot declared in both
   arms, won minus won, with a cluster-robust interval (pairs of one deal are not independent);
 * defence success: the same over the pairs where an opponent declared in both arms, lost
@@ -28,11 +29,12 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import polars as pl
 
 from skatlog.engine.batch.config import ADVICE_SWITCHES
 from skatlog.simulation.experiment import read_manifests
 
-from .scoring import points_sql
+from .scoring import total_expr
 from .stats import Z95
 
 #: 2**64: ids of a run are ``id_base + hand index`` modulo this (ingest.sim_ids).
@@ -147,28 +149,25 @@ def _run_rows(con: duckdb.DuckDBPyConnection, seed: int, id_base: int, bots: lis
     """One run's stored hands ``0 .. deals - 1``: each hand's declarer seat, outcome and
     list value, and every seat's Seeger-Fabian points (arrays by hand index; ``present``
     says which hands the archive holds)."""
-    index = f"((game_id::HUGEINT - ({id_base})::HUGEINT) % {_WRAP} + {_WRAP}) % {_WRAP}"
-    sf = ", ".join(
-        points_sql("seeger-fabian", played="NOT passed",
-                   declaring=f"(NOT passed AND declarer = {seat})",
-                   won="coalesce(won, FALSE)", value="coalesce(value, 0)", table_size="3")
-        + f" AS sf{seat}" for seat in range(3))
     lineups = ", ".join("'" + b.replace("'", "''") + "'" for b in _rotations(bots))
     rows = con.execute(
-        f"SELECT idx::BIGINT AS idx, passed, coalesce(declarer, -1) AS declarer, "
-        f"coalesce(won, FALSE) AS won, coalesce(value, 0) AS value, {sf} "
-        f"FROM (SELECT *, {index} AS idx FROM games WHERE seed = {seed} "
-        f"AND bots::VARCHAR IN ({lineups})) WHERE idx < {deals}"
+        f"SELECT game_id, passed, coalesce(declarer, -1) AS declarer, "
+        f"coalesce(won, FALSE) AS won, coalesce(value, 0) AS value "
+        f"FROM games WHERE seed = {seed} AND bots::VARCHAR IN ({lineups})"
     ).fetchnumpy()
-    idx = np.asarray(rows["idx"], dtype=np.int64)
+    # hand index = id - id base, modulo 2**64 (unsigned arithmetic wraps exactly so)
+    with np.errstate(over="ignore"):
+        offset = (np.asarray(rows["game_id"], dtype=np.int64).view(np.uint64)
+                  - np.uint64(id_base % _WRAP))
+    keep = offset < np.uint64(deals)
+    idx = offset[keep].astype(np.int64)
+    rows = {name: np.asarray(column)[keep] for name, column in rows.items()}
     out = {"present": np.zeros(deals, dtype=bool), "passed": np.ones(deals, dtype=bool),
            "declarer": np.full(deals, -1, dtype=np.int64), "won": np.zeros(deals, dtype=bool),
-           "value": np.zeros(deals), "sf": np.zeros((3, deals))}
+           "value": np.zeros(deals)}
     out["present"][idx] = True
     for name in ("passed", "declarer", "won", "value"):
         out[name][idx] = np.asarray(rows[name])
-    for seat in range(3):
-        out["sf"][seat, idx] = np.asarray(rows[f"sf{seat}"], dtype=np.float64)
     return out
 
 
@@ -180,10 +179,16 @@ def _position_outcomes(run: dict[str, np.ndarray], position: int) -> dict[str, n
     declares = ~run["passed"] & (run["declarer"] == seat)
     defends = ~run["passed"] & ~declares
     # own list points minus the opponents' mean: the declarer's value, or half of it against
-    return {"present": run["present"], "declares": declares, "defends": defends,
-            "won": run["won"],
+    won = run["won"]
+    hand = pl.DataFrame({"value": np.where(declares, run["value"], 0.0),
+                         "won": declares & won, "lost": declares & ~won,
+                         "table_lost": ~run["passed"] & ~won})
+    sf = hand.select(total_expr("seeger-fabian", value_sum=pl.col("value"),
+                                won_games=pl.col("won"), lost_games=pl.col("lost"),
+                                lost_at_table=pl.col("table_lost"), table_size=pl.lit(3)))
+    return {"present": run["present"], "declares": declares, "defends": defends, "won": won,
             "lp": np.where(declares, run["value"], np.where(defends, -run["value"] / 2, 0.0)),
-            "sf": np.take_along_axis(run["sf"], seat[None, :], axis=0)[0]}
+            "sf": sf.to_series().to_numpy().astype(np.float64)}
 
 
 def _paired_wins(a: list[dict[str, np.ndarray]], b: list[dict[str, np.ndarray]],

@@ -102,8 +102,10 @@ def test_every_rule_decided_row_is_compared(tmp_path: Path) -> None:
     auction rows fails the replay itself.)"""
     for table, column, change, what in (("tricks", "winner", _flip_winner, "tricks row 1"),
                                         ("auction", "value", _raise_first_bid,
-                                         "IllegalBid: R3: 19 is not a value on the bidding "
-                                         "ladder (moves rebuilt from its rows)"),
+                                         # the first hand's first bid is Forehand taking
+                                         # the game alone at 18 (rules bots, seed 5)
+                                         "IllegalBid: R4: Forehand may only take the game "
+                                         "at 18, not 19 (moves rebuilt from its rows)"),
                                         ("games", "contract", _other_contract,
                                          "(moves rebuilt from its rows)")):
         archive = tmp_path / table
