@@ -15,6 +15,7 @@ simulator, so this player and the simulator's ``rules`` bot play identical games
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from .auction import Auction
 from .batch import heuristics as h
@@ -111,8 +112,17 @@ class RulesPlayer:
             len(trick), played, known, _voids(state, contract), open_hand, self.cfg))
 
 
-#: Bot names -> factories; the same names the batch simulator accepts.
-BOTS = {"random": RandomPlayer, "rules": RulesPlayer}
+def _pimc() -> Player:
+    """The ``pimc`` bot (:mod:`.pimc`; imported on use: it builds on this module)."""
+    from .pimc import PimcPlayer
+
+    return PimcPlayer()
+
+
+#: Bot names -> factories; the same names the batch simulator accepts (``pimc``: the
+#: engine's players only).
+BOTS: dict[str, Callable[[], Player]] = {"random": RandomPlayer, "rules": RulesPlayer,
+                                         "pimc": _pimc}
 
 
 def make_bot(name: str) -> Player:
