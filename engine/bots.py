@@ -3,13 +3,14 @@
 ``random`` is :class:`~.players.RandomPlayer` (uniform over the legal moves). ``rules`` is a
 heuristic player built from the advice of the user's rule texts (modern rules "Strategy",
 Foster's "Suggestions for good play"): hand evaluation (jacks, aces and tens, suit length,
-null safety), bidding to the value the hand supports (a cautious or bold temperament: with
-or without a matador of slack), hand games, null (with one risky card) and null ouvert,
+null safety), bidding to the value the hand supports (with multipliers of slack below a
+"without" count), hand games, null (with a risky card or two) and null ouvert,
 discarding, drawing trumps and cashing aces as declarer, smearing points, keeping aces
 behind the declarer's tens and leading through / up to the declarer as defender, and
 against a null leading low into the declarer's holes and ducking under his cards. Its
 decisions live in :mod:`.batch.heuristics`, compiled once and shared with the batch
-simulator, so this player and the simulator's ``rules`` bot play identical games.
+simulator, so this player and the simulator's ``rules`` bot play identical games. Each piece
+of advice is a setting (``rules:SETTING+...``, :mod:`.batch.config`).
 """
 
 from __future__ import annotations

@@ -44,6 +44,8 @@ table.data td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .verdict-supported { color: #1a7f37; font-weight: bold; }
 .verdict-not-supported { color: #b42318; font-weight: bold; }
 .verdict-inconclusive { color: #8a6d00; font-weight: bold; }
+.verdict-refuted { color: #b42318; font-weight: bold; }
+.verdict-not-distinguishable { color: #8a6d00; font-weight: bold; }
 figure.chart { margin: 0; background: white; border: 1px solid #e3e3e3; }
 """
 
