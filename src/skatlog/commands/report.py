@@ -72,6 +72,8 @@ def report(
     except OutputError as err:
         raise _fail(f"cannot write the report: {err}") from None
     except OSError as err:
+        if _reading(err, archive_path(archive)):  # pyarrow or polars reading a partition
+            raise _fail(f"the archive could not be read: {one_line(err)}") from None
         raise _fail(f"{out}: cannot write the report: {err.strerror or err}") from None
     except KeyboardInterrupt:
         raise _fail(f"interrupted: {out} is as it was before", 130) from None
@@ -83,3 +85,19 @@ def report(
         f"({plural(len(result.parts), 'line-up')}, {plural(len(result.pages), 'page')}, "
         f"{result.bytes / 1e6:,.1f} MB) built in {result.seconds:.1f} s", highlight=False)
     Console(soft_wrap=True).print(f"Open {result.index.resolve()}", highlight=False)
+
+
+def _reading(err: OSError, root: Path) -> bool:
+    """Whether ``err`` came from reading the archive (a partition missing or damaged since
+    it was committed), not from writing the report: pyarrow's I/O errors are raised only by
+    reads here (the report is written with plain file calls), and an error naming a file
+    inside the archive is a read."""
+    import pyarrow as pa
+
+    if isinstance(err, pa.ArrowException):
+        return True
+    name = err.filename if isinstance(err.filename, str) else ""
+    try:
+        return bool(name) and Path(name).resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
