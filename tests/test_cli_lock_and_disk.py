@@ -68,12 +68,14 @@ def test_without_wait_it_says_so_and_goes_on_when_the_lock_is_free(held) -> None
                              "--archive", str(archive), "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "COLUMNS": "200"})
-    time.sleep(4)  # start-up, then the wait
+    assert proc.stderr is not None
+    first = proc.stderr.readline()  # blocks until the run says it waits (start-up may be slow)
+    assert "waiting for another ingest or simulation to release" in first, first
     assert proc.poll() is None  # still waiting
     holder.communicate(b"")  # the other run ends
     out, err = proc.communicate(timeout=120)
+    err = first + err
     assert proc.returncode == 0, err
-    assert "waiting for another ingest or simulation to release" in err
     assert "until it has finished" in err and "stored      48" in out
 
 
