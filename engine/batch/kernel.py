@@ -315,25 +315,28 @@ def simulate_into(
     p0 = bots_by_position[0]
     p1 = bots_by_position[1]
     p2 = bots_by_position[2]
+    v0 = cfgs[0]  # the positions' configurations, as views made once, not once a card
+    v1 = cfgs[1]
+    v2 = cfgs[2]
     for i in range(deal.shape[0]):
         index = start + i
         # Forehand, Middlehand, Rearhand = positions dealer + 1, dealer + 2, dealer (R2).
         dealer = index % 3
         if dealer == 0:
             b0, b1, b2 = p1, p2, p0
-            q0, q1, q2 = 1, 2, 0
+            c0, c1, c2 = v1, v2, v0
         elif dealer == 1:
             b0, b1, b2 = p2, p0, p1
-            q0, q1, q2 = 2, 0, 1
+            c0, c1, c2 = v2, v0, v1
         else:
             b0, b1, b2 = p0, p1, p2
-            q0, q1, q2 = 0, 1, 2
+            c0, c1, c2 = v0, v1, v2
         state = hand_stream(seed, index)
         state, skat = deal_into(state, deal, i, hands)
         # The rules bots' bid limits, once a hand (every seat speaks at least once).
-        lim0 = h.bid_limit(hands[0], 0, cfgs[q0]) if b0 == RULES_BOT else 0
-        lim1 = h.bid_limit(hands[1], 1, cfgs[q1]) if b1 == RULES_BOT else 0
-        lim2 = h.bid_limit(hands[2], 2, cfgs[q2]) if b2 == RULES_BOT else 0
+        lim0 = h.bid_limit(hands[0], 0, c0) if b0 == RULES_BOT else 0
+        lim1 = h.bid_limit(hands[1], 1, c1) if b1 == RULES_BOT else 0
+        lim2 = h.bid_limit(hands[2], 2, c2) if b2 == RULES_BOT else 0
 
         # ---- auction (R3, R4)
         stage, speaker, listener, to_act, bid = core.AUCTION_START
@@ -415,7 +418,7 @@ def simulate_into(
                         ca = _nth_bit(held, DISCARD_PAIR_T[-1 - pick, 0])
                         cb = _nth_bit(held, DISCARD_PAIR_T[-1 - pick, 1])
         else:
-            cfg_d = cfgs[_of_seat(d, q0, q1, q2)]
+            cfg_d = c0 if d == 0 else (c1 if d == 1 else c2)
             decl = h.hand_game(held, bid, d, cfg_d)
             if decl < 0:
                 pickup = 1
@@ -480,7 +483,7 @@ def simulate_into(
                                              contract, d, leader, t0, t1, k, played,
                                              known if seat == d else 0, voids,
                                              hands[d] if ouvert and seat != d else 0,
-                                             cfgs[_of_seat(seat, q0, q1, q2)])
+                                             c0 if seat == 0 else (c1 if seat == 1 else c2))
                     hands[seat] = hand & ~(1 << card)
                     played |= 1 << card
                     cards[i, 3 * t + k] = card
