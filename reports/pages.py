@@ -22,6 +22,7 @@ from skatlog.analytics.stats import proportion
 from skatlog.analytics.strategy import bot_rates, evaluate
 
 from . import figures as fg
+from .could_win import could_win_page
 from .html import RATE_COLUMNS, Column, chart, esc, number, percent, plural, table
 from .parts import Part
 
@@ -504,6 +505,9 @@ PAGES: tuple[Page, ...] = (
          "player, club and session, and the sessions' totals", _players),
     Page("tricks.html", "Tricks", "Tricks", "points per trick and who wins which trick",
          _tricks),
+    Page("could-win.html", "Could it have been won?", "Could it be won?",
+         "lost games best play would have won, won games best defence would have beaten",
+         could_win_page),
     Page("strategy.html", "Strategy advice under simulation", "Strategy",
          "the rule text's bidding advice tested on these bots' games", _strategy,
          simulated_only=True),

@@ -35,7 +35,7 @@ from skatlog.reports.parts import Part, find_parts
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 PART_PAGES = {"index.html", "contracts.html", "bidding.html", "bid-levels.html", "seats.html",
-              "matadors.html", "players.html", "tricks.html"}
+              "matadors.html", "players.html", "tricks.html", "could-win.html"}
 
 
 class Tables(HTMLParser):
@@ -374,7 +374,7 @@ def test_cli_report(report: tuple[Path, ReportResult], tmp_path: Path) -> None:
                                  "--where", "origin = 'log'", "--inline-js", "--no-progress"])
     assert result.exit_code == 0, result.output
     assert "index.html" in result.output.replace("\n", "")
-    assert "48 hands (1 line-up, 9 pages" in result.output
+    assert "48 hands (1 line-up, 10 pages" in result.output
     assert not (out / "plotly.min.js").exists()
     assert len((out / "index.html").read_text(encoding="utf-8")) > 1_000_000  # inlined
     assert not list(out.rglob("strategy.html"))  # only logs selected: no strategy page
