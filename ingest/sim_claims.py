@@ -41,10 +41,11 @@ from .sources import RawRecord, expand_paths, iter_records
 #: pipeline stores them (a few MB per 10,000 hands).
 WINDOW = 20_000
 #: Where the ISS writer puts a simulated hand's tags (:func:`.sim_text.iss_program`).
-ISS_CLAIM = re.compile(r"\]seed\[(\d{1,19})\]bots\[([a-z]+),([a-z]+),([a-z]+)\]"
+_BOT = r"([a-z][a-z0-9:_+=.\-]{0,199})"  # a bot name: random, rules, rules:SETTING+...
+ISS_CLAIM = re.compile(rf"\]seed\[(\d{{1,19}})\]bots\[{_BOT},{_BOT},{_BOT}\]"
                        r"hand\[(\d{1,16})\](sessions\[1\])?")
 #: Where the skatlog/1 writer puts them: the last key of the object.
-JSON_CLAIM = re.compile(r',"tags":\{"seed":"(\d{1,19})","bots":"([a-z]+),([a-z]+),([a-z]+)",'
+JSON_CLAIM = re.compile(rf',"tags":\{{"seed":"(\d{{1,19}})","bots":"{_BOT},{_BOT},{_BOT}",'
                         r'"hand":"(\d{1,16})"(,"sessions":"1")?\}\}\Z')
 
 #: :data:`ISS_CLAIM` over bytes, for :func:`match_lines` (a claim never spans a newline).
@@ -77,10 +78,15 @@ def _run(kind: str, seed_text: str, b0: str, b1: str, b2: str, dealer: int,
          sessions: bool) -> _Run | None:
     """The run of a claim's tags (bots by seat at ``dealer``), or None when they name none
     (cached: a file holds a few runs, in a million lines)."""
-    from skatlog.engine.batch.games import BOT_CODES
+    from skatlog.engine.batch.games import UnknownBot, bot_kind
 
     seed = int(seed_text)
-    if seed >= 1 << 63 or any(b not in BOT_CODES for b in (b0, b1, b2)):
+    if seed >= 1 << 63:
+        return None
+    try:
+        for bot in (b0, b1, b2):
+            bot_kind(bot)  # a configured rules bot (rules:SETTING+...) is a bot too
+    except UnknownBot:
         return None
     return kind, seed, position_bots((b0, b1, b2), dealer), sessions
 

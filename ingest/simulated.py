@@ -135,15 +135,20 @@ def claims_simulation(game: LogGame) -> bool:
 
 def claim_of(game: LogGame) -> Claim:
     """The hand ``game``'s tags name; :class:`ClaimError` when they name none."""
-    from skatlog.engine.batch.games import BOT_CODES
+    from skatlog.engine.batch.games import BOT_CODES, UnknownBot, bot_kind
 
     tags = _tags(game)
     seed = _number(str(tags["seed"]), "seed", 1 << 63)
     index = _number(str(tags["hand"]), "hand", MAX_CLAIMED_INDEX)
     bots = str(tags["bots"]).split(",")
-    if len(bots) != 3 or any(bot not in BOT_CODES for bot in bots):
+    try:
+        if len(bots) != 3:
+            raise UnknownBot("not three")
+        for bot in bots:
+            bot_kind(bot)  # random, rules, or a configured rules:SETTING+...
+    except UnknownBot:
         raise ClaimError(f"the tag bots is {tags['bots']!r}, not three of "
-                         f"{', '.join(sorted(BOT_CODES))}")
+                         f"{', '.join(sorted(BOT_CODES))} (or rules:SETTING+...)") from None
     sessions = tags.get("sessions", "")
     if sessions not in ("", "1"):
         raise ClaimError(f"the tag sessions is {sessions!r}, not \"1\"")

@@ -257,3 +257,25 @@ def test_the_simulators_own_lines_are_stored_without_a_replay(simulated, fmt: st
         logged = [r for r in rows if r["origin"] == "log"]
         assert [r["warnings"] for r in logged] == [[NOT_REPRODUCED]], name
         assert _differences(archive, root, "games") == (1, 1), name
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "sgf"])
+def test_a_configured_rules_bot_is_re_simulated_too(fmt: str, tmp_path: Path) -> None:
+    """A line-up with a configured rules bot (``rules:SETTING+...``, issue 18) is claimed,
+    matched and stored as the simulator's rows, on both paths, like the bare bot names."""
+    bots = ("rules:no-trumps_first+bid_slack=0", "random", "rules")
+    options = SimulationOptions(hands=300, seed=9, bots=bots)
+    root = tmp_path / "archive"
+    simulate_to_archive(root, options, workers=1)
+    out = tmp_path / f"c.{fmt}"
+    simulate_to_file(out, options)
+    ingests = [("ref", lambda a: ingest_paths([out], a, progress=False, fast=False))]
+    if fmt == "sgf":
+        ingests.append(("fast", lambda a: ingest_iss_fast([out], a, workers=2,
+                                                          chunk_bytes=1 << 15)))
+    for name, ingest in ingests:
+        summary = ingest(tmp_path / name)
+        assert (summary.seen, summary.stored, summary.rejected) == (300, 300, 0), name
+        origins = {r["origin"] for r in read_table(tmp_path / name, "games").to_pylist()}
+        assert origins == {"simulated"}, name
+        _assert_same_rows(root, tmp_path / name)
