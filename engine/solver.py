@@ -157,7 +157,7 @@ def target(declaration: Declaration, bid: int, matadors: int) -> tuple[str, int]
 
 @dataclass
 class Solver:
-    """The compiled search with its transposition table (about 20 MB, reused across calls).
+    """The compiled search with its transposition table (about 84 MB, reused across calls).
 
     Each question gets a fresh generation of the table unless ``keep=True`` says it is the
     same game and the same question as the call before (positions of one game's play)."""

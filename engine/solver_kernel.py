@@ -47,7 +47,7 @@ CTX_CONTRACT, CTX_DECLARER, CTX_MODE, CTX_GEN, CTX_NODES = 0, 1, 2, 3, 4
 CTX_SIZE = 5
 
 #: log2 of the transposition table's size.
-TT_BITS = 20
+TT_BITS = 22
 TT_SIZE = 1 << TT_BITS
 MAX_DEPTH = 32
 
