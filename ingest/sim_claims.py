@@ -188,6 +188,20 @@ def match_lines(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: 
     return matched, tables
 
 
+def warm_up_matching() -> None:
+    """Load the simulator and the line writer (compiled) that :func:`match_lines` uses, so
+    that worker processes forked afterwards have them loaded."""
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.engine.jit import HAVE_NUMBA
+
+    from .sim_text import batch_lines, program
+
+    if HAVE_NUMBA:
+        bots = ("rules", "random", "rules")
+        SimulatedSpan(simulate_batch(1, 0, 3, bots), False).tables(None)
+        batch_lines(simulate_batch(1, 0, 3, bots), program("sgf", 1, bots, False))
+
+
 def presimulated(raws: Iterable[RawRecord], rules: Rules | None = None,
                  window: int = WINDOW) -> Iterator[LogGame]:
     """The records of ``raws`` as validated games, in order: the simulator's own lines as

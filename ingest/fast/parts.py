@@ -40,6 +40,7 @@ from skatlog.engine.rules import ISKO_ISS, Rules
 
 from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema
 from ..model import LogGame
+from ..sim_claims import warm_up_matching
 from ..sources import RawRecord
 from .runner import process_chunk, warm_up
 from .stream import CHUNK_BYTES, is_compressed_name, iter_chunks, open_binary
@@ -253,7 +254,8 @@ def iter_part_batches(
             return
         tasks = _tasks(iter_chunks(stream, chunk_bytes), max(1, chunks_per_task), hasher,
                        plain is not None)
-        warm_up()  # load the compiled kernel once, before the workers fork
+        warm_up(slow_path=True)  # load the compiled code once, before the workers fork
+        warm_up_matching()
         # a ProcessPoolExecutor, not a Pool: a worker killed (e.g. out of memory) fails
         # the run instead of hanging it
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),

@@ -225,9 +225,29 @@ def process_chunk(first_line: int, chunk: bytes, source: str, build_tables: bool
                      0 if matched is None else int(matched.sum()), claimed)
 
 
-def warm_up() -> None:
-    """Load (or compile, once: numba caches it) the kernel before worker processes fork."""
+def warm_up(slow_path: bool = False) -> None:
+    """Load (or compile, once: numba caches it) the kernel before worker processes fork;
+    ``slow_path``: the reference validator's compiled rules too (the workers of an ingest
+    run it), so that each forked worker does not load them again."""
     process_chunk(1, b"(;GM[Skat]MV[w]R[];)\n", "<warm-up>", True, None)
+    if slow_path:
+        _warm_reference()
+
+
+def _warm_reference() -> None:
+    """Validate one played game the reference way (ISS text, parse, replay, score)."""
+    import random
+
+    from ..validate import parse_raw, replay_parsed
+    from .synth import iss_line, random_record
+
+    for seed in range(20):  # the first of these that is not passed in
+        rng = random.Random(seed)
+        record = random_record(rng)
+        if record.result.declarer is not None:
+            raw = RawRecord("<warm-up>", 1, iss_line(record, 0, rng), "iss")
+            replay_parsed(parse_raw(raw, ISKO_ISS))
+            return
 
 
 def fast_validate_iss(
