@@ -306,7 +306,10 @@ def position_after_discard(state: GameState) -> Position:
 
 def state_at(record: GameRecord, cards: int = 0) -> GameState:
     """``record``'s game replayed (validated path) to the start of its card play, then
-    ``cards`` cards into it; ValueError when it has no card play or fewer cards."""
+    ``cards`` cards into it; ValueError when it has no card play or fewer cards, or is
+    played under Foster's rule set (his hands are not :class:`GameState` games)."""
+    if record.rules.name == "foster":
+        raise ValueError("a game under Foster's rules: the solver plays the modern rules")
     state = GameState(record.deal, rules=record.rules)
     moves = iter(record.moves)
     for move in moves:
