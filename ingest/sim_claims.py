@@ -29,6 +29,7 @@ from skatlog.engine.rules import ISKO, Rules
 from .model import LogGame
 from .simulated import (
     MAX_CLAIMED_INDEX,
+    MAX_SPAN,
     MatchedGame,
     SimulatedSpan,
     _rows_of,
@@ -151,6 +152,9 @@ def match_lines(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: 
     matched = np.zeros(len(starts), dtype=bool)
     if not HAVE_NUMBA or not candidates.any():
         return matched, []
+    whole = _one_stretch(chunk, starts, ends, candidates, ingest_id)
+    if whole is not None:
+        return np.ones(len(starts), dtype=bool), [whole]
     found = list(ISS_CLAIM_BYTES.finditer(chunk))
     at_line = (np.searchsorted(starts, np.array([m.start() for m in found], np.int64),
                                side="right") - 1).tolist()
@@ -186,6 +190,41 @@ def match_lines(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: 
             if rows:
                 tables.append(_rows_of(SimulatedSpan(batch, sessions).tables(ingest_id), rows))
     return matched, tables
+
+
+def _one_stretch(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: np.ndarray,
+                 ingest_id: str | None) -> dict[str, pa.Table] | None:
+    """The common case of :func:`match_lines` at the cost of one comparison: every line of
+    the chunk is a candidate, and the lines together are byte for byte the simulator's lines
+    of consecutive hands of one run, from the hand the first line claims. Then each line is
+    the simulator's line of the hand it claims itself (its claim is part of those bytes), the
+    same verdict as line by line. Returns the simulator's tables of those hands, or None
+    (then the lines are matched one by one)."""
+    from skatlog.engine.batch import simulate_batch
+
+    from .sim_text import batch_lines, program
+
+    count = len(starts)
+    if not count or count > MAX_SPAN or not candidates.all():
+        return None
+    begin, end = int(starts[0]), int(ends[-1])
+    found = ISS_CLAIM_BYTES.search(chunk, begin, int(ends[0]))
+    if found is None:
+        return None
+    seed, b0, b1, b2, hand, sessions = found.groups()
+    first = int(hand)
+    if first + count > MAX_CLAIMED_INDEX:
+        return None
+    run = _run_of_bytes(seed, b0, b1, b2, first % 3, sessions is not None)
+    if run is None:
+        return None
+    kind, run_seed, bots, with_sessions = run
+    batch = simulate_batch(run_seed, first, count, bots)
+    lines = batch_lines(batch, program(kind, run_seed, bots, with_sessions))
+    block = chunk[begin:end]
+    if len(lines) != len(block) + 1 or lines[:-1] != block or b"#" in block:
+        return None
+    return dict(SimulatedSpan(batch, with_sessions).tables(ingest_id))
 
 
 def warm_up_matching() -> None:
