@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from skatlog.analytics.analysis import analyse_archive
 from skatlog.analytics.synthetic import write_sessions
 from skatlog.reports.build import build_report
 
@@ -49,6 +50,9 @@ def test_every_page_renders_its_charts(tmp_path: Path) -> None:
     write_sessions(archive, 20, 7)
     write_sessions(archive, 4, 8, origin="log", club="Pik & Co",
                    players=(HOSTILE, "Ann & Bob", "Zoë", "Max"))
+    # a few logged games solved, so that "Could it have been won?" draws real bars
+    analysed = analyse_archive(archive, where="origin = 'log' AND hand_no <= 4")
+    assert analysed.analysed > 0
     result = build_report(archive, tmp_path / "report")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
@@ -76,6 +80,11 @@ def test_every_page_renders_its_charts(tmp_path: Path) -> None:
             logs = next(p for p in result.parts if p.origin == "log")
             page.goto((tmp_path / "report" / logs.slug / "players.html").resolve().as_uri())
             assert HOSTILE in page.locator("#t-players").inner_text()
+            page.goto((tmp_path / "report" / logs.slug / "could-win.html").resolve().as_uri())
+            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg')"
+                                   ".length >= 1", timeout=15_000)
+            assert "Lost games winnable with best play" in page.locator("body").inner_text()
+            assert page.locator("#t-could-win").count() == 1
         finally:
             browser.close()
     assert problems == []
