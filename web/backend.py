@@ -134,9 +134,15 @@ def _game_rows(con: Any, club: str, limit: int, offset: int) -> list[dict[str, A
     cursor = con.execute(
         f"SELECT {select} FROM games ORDER BY {', '.join(order) or 'ALL'} LIMIT ? OFFSET ?",
         [limit, offset])
+    fetched = cursor.fetchall()
+    solved = _analysis_of(con, [dict(zip(names, v, strict=True)).get("game_id")
+                                for v in fetched])
     rows = []
-    for values in cursor.fetchall():
+    for values in fetched:
         row = dict(zip(names, values, strict=True))
+        if row.get("game_id") in solved:
+            row["could_it_have_been_won"] = solved[row["game_id"]] | {
+                "line": _could_win_line(row, solved[row["game_id"]])}
         if "game_id" in row and row["game_id"] is not None:
             row["game_id"] = str(row["game_id"])
         row["club"] = club
@@ -145,6 +151,48 @@ def _game_rows(con: Any, club: str, limit: int, offset: int) -> list[dict[str, A
                 row[key] = value.astimezone(dt.UTC)
         rows.append(jsonable(row))
     return rows
+
+
+def _analysis_of(con: Any, ids: list[Any]) -> dict[int, dict[str, Any]]:
+    """``skatlog analyze``'s verdict on the games ``ids`` that it solved (none when the
+    club's archive has no ``analysis`` table): best-play result and the deciding card."""
+    from skatlog.analytics.connect import has_table
+    from skatlog.engine.cards import Card
+
+    wanted = [int(i) for i in ids if i is not None]
+    if not wanted or not has_table(con, "analysis"):
+        return {}
+    cursor = con.execute(
+        "SELECT game_id, dd_won, dd_declarer_points, dd_declarer_tricks, first_change_trick,"
+        " first_change_seat, first_change_card, first_change_keep FROM analysis"
+        " WHERE game_id IN (SELECT unnest(?))", [wanted])
+    out: dict[int, dict[str, Any]] = {}
+    for gid, won, points, tricks, trick, seat, card, keep in cursor.fetchall():
+        first = None if trick is None else {
+            "trick": trick, "seat": seat, "card": str(Card(card)) if card is not None else None,
+            "keep": str(Card(keep)) if keep is not None else None}
+        out[gid] = {"dd_won": won, "dd_declarer_points": points,
+                    "dd_declarer_tricks": tricks, "first_change": first}
+    return out
+
+
+def _could_win_line(game: dict[str, Any], solved: dict[str, Any]) -> str:
+    """The report's "Could it have been won?" in one sentence, for one game."""
+    won, best = game.get("won"), solved["dd_won"]
+    if won is None:
+        verdict = "best play " + ("wins" if best else "loses") + " the game as declared"
+    elif won:
+        verdict = ("won; best defence would have beaten it" if not best
+                   else "won; best defence could not have beaten it")
+    else:
+        verdict = ("lost; best play would have won it" if best
+                   else "lost; it could not have been won")
+    first = solved["first_change"]
+    if first is not None:
+        verdict += (f" (the deciding card: trick {first['trick']}, seat {first['seat']},"
+                    f" {first['card']}")
+        verdict += f"; {first['keep']} would have kept the result)" if first["keep"] else ")"
+    return verdict
 
 
 def contract_stats(archives: dict[str, Path]) -> list[dict[str, Any]]:

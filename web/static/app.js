@@ -172,11 +172,13 @@
       body.replaceChildren();
       for (const g of data.games) {
         const result = g.outcome !== "played" ? g.outcome : (g.won ? "won" : (g.overbid ? "overbid" : "lost"));
+        const solved = g.could_it_have_been_won ? g.could_it_have_been_won.line : "";
         body.appendChild(row([utcText(g.played_at),
-          g.forehand, g.middlehand, g.rearhand, g.declarer_name, g.contract, result, g.value]));
+          g.forehand, g.middlehand, g.rearhand, g.declarer_name, g.contract, result, g.value,
+          solved]));
       }
     } catch (err) {
-      body.replaceChildren(row(["could not load: " + err.message, "", "", "", "", "", "", ""]));
+      body.replaceChildren(row(["could not load: " + err.message, "", "", "", "", "", "", "", ""]));
     }
   }
 
