@@ -161,7 +161,7 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
 @dataclass
 class _Settled:
     """The slow path's verdict on a task's records: ``tables`` of the ``stored`` valid
-    games the worker writes itself, and the ``games`` left to the main process."""
+    logged games the worker writes itself, and the ``games`` left to the main process."""
 
     tables: list[dict[str, pa.Table]] = field(default_factory=list)
     stored: int = 0
@@ -169,32 +169,24 @@ class _Settled:
 
 
 def _settle_slow(records: list[RawRecord], rules: Rules, ingest_id: str) -> _Settled:
-    """Validate the records the kernel handed over, in the worker: the simulator's own lines
-    matched in batches and stored as the simulator's rows, every other record replayed by
-    the reference validator (:func:`~skatlog.ingest.sim_claims.presimulated`, the same
-    verdicts as the reference ingest); valid logged games become rows here as well."""
+    """Validate the records the kernel handed over, in the worker, by the reference
+    validator (the same verdicts as the reference ingest); valid logged games become rows
+    here. The simulator's own lines were matched before (:func:`process_chunk` with
+    ``claims``), so a claim that reaches this point did not match its bytes: it is replayed
+    and left to the main process, which checks it field by field."""
     from ..rows import GameRowsBuilder
-    from ..sim_claims import presimulated
-    from ..simulated import MatchedGame, claims_simulation, reproduce
+    from ..simulated import claims_simulation
+    from ..validate import parse_raw, replay_parsed
 
     out = _Settled()
-    if not records:
-        return out
-    matched: list[LogGame] = []
     rows = GameRowsBuilder(ingest_id)
-    for game in presimulated(records, rules):
-        if isinstance(game, MatchedGame):
-            matched.append(game)
-        elif game.ok and not claims_simulation(game):
+    for raw in records:
+        game = replay_parsed(parse_raw(raw, rules))
+        if game.ok and not claims_simulation(game):
             rows.add_log_game(game)
             out.stored += 1
         else:  # rejects and prose (summary), claims checked field by field (main process)
             out.games.append(game)
-    if matched:
-        outcome = reproduce(matched, ingest_id)
-        if outcome.tables is not None:
-            out.tables.append(outcome.tables)
-        out.stored += len(matched)
     if len(rows):
         out.tables.append(rows.tables())
     return out
