@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import multiprocessing as mp
 import os
 import signal
@@ -244,10 +245,14 @@ def iter_part_batches(
                     return
                 yield write_task(number, chunks, *args, None, rules)
             return
-        tasks = _tasks(iter_chunks(stream, chunk_bytes), max(1, chunks_per_task), hasher,
-                       plain is not None)
+        pieces = iter_chunks(stream, chunk_bytes)
+        head = next(pieces, None)
+        if head is not None:
+            pieces = itertools.chain([head], pieces)
+        tasks = _tasks(pieces, max(1, chunks_per_task), hasher, plain is not None)
         warm_up(slow_path=True)  # load the compiled code once, before the workers fork
-        warm_up_matching()
+        if head is not None and b"]seed[" in head[1]:  # a simulated run's log: the
+            warm_up_matching()  # re-simulation too (not compiled for other logs)
         # a ProcessPoolExecutor, not a Pool: a worker killed (e.g. out of memory) fails
         # the run instead of hanging it
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
