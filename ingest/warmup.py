@@ -5,8 +5,11 @@ numba compiles a function on its first call and caches the machine code beside t
 install pay for it: the compiled ISS kernel takes one to two minutes to compile, the batch
 simulator about a minute. :func:`warm_up` makes those calls once, each group of kernels in
 its own process so that two cores compile at once, and leaves the cache warm for every later
-run (``skatlog warm-up``, which ``scripts/demo.sh`` and ``scripts/test.sh`` run right after
-``pip install``). Without numba it does nothing: the plain-Python fallbacks need no compiling.
+run. ``pip install`` runs it (the build backend ``build_support/skatlog_build.py``, on the
+unpacked wheel or the source tree) so that the installed package ships the cache; ``skatlog
+warm-up`` runs it by hand (``scripts/demo.sh`` and ``scripts/test.sh`` do after installing,
+where it only loads). Without numba it does nothing: the plain-Python fallbacks need no
+compiling.
 """
 
 from __future__ import annotations

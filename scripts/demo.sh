@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[fast]"
-.venv/bin/skatlog warm-up   # compile the numba kernels now, not in the first command (cached)
+.venv/bin/skatlog warm-up   # pip install compiled the kernels: this loads them (compiles if not)
 ARCHIVE="${SKATLOG_ARCHIVE:-data/archive}"
 run() { echo; echo "\$ skatlog $*"; .venv/bin/skatlog "$@"; }
 

@@ -18,8 +18,10 @@ def warm_up(
 ) -> None:
     """Compile the compiled paths (ISS kernel, batch simulator, rules core) into numba's cache.
 
-    Run once after installing: the first ingest, validation or simulation then starts at full
-    speed instead of spending a minute or two compiling. Safe to run again (it only loads).
+    ``pip install`` already compiles them (build_support/skatlog_build.py); run this after an
+    install with SKATLOG_COMPILE_AT_INSTALL=0, a numba upgrade or an edit of the compiled
+    sources: the first ingest, validation or simulation then starts at full speed instead of
+    spending a minute or two compiling. Safe to run again (it only loads).
     """
     from skatlog.ingest.warmup import warm_up as compile_all
 
