@@ -63,6 +63,11 @@ def _ms(values: list[float]) -> str:
     return f"median {statistics.median(ordered) * 1000:8.2f} ms   p95 {p95 * 1000:9.2f} ms"
 
 
+def _nodes(counts: list[int]) -> str:
+    return (f"nodes a hand: median {statistics.median(counts):,.0f}, "
+            f"mean {statistics.mean(counts):,.0f}")
+
+
 def timed(states: list[GameState]) -> None:
     solver = Solver()
     solver.value(Position.from_state(states[0]))  # load the compiled search
@@ -70,7 +75,8 @@ def timed(states: list[GameState]) -> None:
     wonlost: list[float] = []
     exact_wall: list[float] = []
     wonlost_wall: list[float] = []
-    nodes_exact = nodes_wonlost = 0
+    nodes_exact: list[int] = []
+    nodes_wonlost: list[int] = []
     for state in states:
         assert state.declaration is not None
         pos = Position.from_state(state)
@@ -80,17 +86,17 @@ def timed(states: list[GameState]) -> None:
         solver.wins(pos, need)
         wonlost.append(time.process_time() - cpu)
         wonlost_wall.append(time.perf_counter() - wall)
-        nodes_wonlost += solver.nodes - before
+        nodes_wonlost.append(solver.nodes - before)
         wall, cpu = time.perf_counter(), time.process_time()
         before = solver.nodes
         solver.value(pos)
         exact.append(time.process_time() - cpu)
         exact_wall.append(time.perf_counter() - wall)
-        nodes_exact += solver.nodes - before
+        nodes_exact.append(solver.nodes - before)
     n = len(states)
     print(f"{n} full hands after the discard (rules bot deals and declarations), one core:")
-    print(f"  exact value      CPU {_ms(exact)}   ({nodes_exact / n:,.0f} nodes a hand)")
-    print(f"  won/lost         CPU {_ms(wonlost)}   ({nodes_wonlost / n:,.0f} nodes a hand)")
+    print(f"  exact value      CPU {_ms(exact)}   ({_nodes(nodes_exact)})")
+    print(f"  won/lost         CPU {_ms(wonlost)}   ({_nodes(nodes_wonlost)})")
     print(f"  exact value      wall {_ms(exact_wall)}")
     print(f"  won/lost         wall {_ms(wonlost_wall)}")
     print("anchors:")

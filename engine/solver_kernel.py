@@ -13,25 +13,34 @@ in suit and grand, the defenders maximize it in null. Legal cards, the trick win
 trick's points come from :mod:`.core` (``follow_mask``, ``legal_cards``, ``trick_winner``,
 ``trick_points``); no rule is written here.
 
-Speed comes from four things:
+Speed comes from these:
 
 * alpha-beta, fail-soft, with bounds at trick boundaries: the points still in the hands
-  (points), the tricks still to play (tricks), 1 (null);
+  (points), the tricks still to play (tricks), 1 (null); less what one side is sure of:
+  the highest trumps in play while one side holds them (:func:`_top_trumps`), and the
+  plain-suit winners the leader can cash now while both others must follow (:func:`_cash`);
 * a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
   by the three hands and the leader (a value is the gain *from* the position, so it holds
-  whichever way the position was reached); entries carry a generation, so a new problem
-  needs no clearing;
+  whichever way the position was reached); the hands are first made canonical
+  (:func:`_canonical`: the cards of a run of equal suit and points that are still in play
+  renamed to the run's lowest), so positions that differ only in which of, say, the 7, 8
+  and 9 were played meet in one entry; entries carry a generation, so a new problem needs
+  no clearing, and the window searches of one problem (:meth:`.solver.Solver.value`
+  bisects the value by null windows) share what they learnt;
 * move ordering: the table's lead first; following, take a trick the opponents are winning
   as cheaply as possible (as richly as possible when last to play), smear points onto a
   partner's trick, otherwise throw the least;
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
-  play between them in rank and equal points lead to the same value, so only one is tried.
+  play between them in rank and equal points (tricks and null: any) lead to the same
+  value, so only one is tried.
 
 :func:`minimax` is the plain reference search (no pruning, no table, no merging) that the
 tests and ``bench/solver.py --check`` hold the solver to.
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import numpy as np
 
@@ -70,6 +79,67 @@ POWER = core.POWER
 POINTS = core.POINTS
 
 
+def _runs(by_points: bool) -> np.ndarray:
+    """RUN[contract, i] -> where in ORDER[contract] the run holding ORDER[contract, i]
+    starts: a run is a stretch of neighbours in rank of one effective suit (and, when
+    ``by_points``, of equal card points). Cards of one run differ only in rank among
+    themselves, so which of them are still in play does not matter, only how many and
+    who holds them (see :func:`_canonical`)."""
+    run = np.zeros((core.N_CONTRACTS, 32), dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        for i in range(32):
+            c, start = ORDER[k, i], i
+            if i > 0:
+                b = ORDER[k, i - 1]
+                if EFFECTIVE[k, b] == EFFECTIVE[k, c] and (not by_points
+                                                           or POINTS[b] == POINTS[c]):
+                    start = run[k, i - 1]
+            run[k, i] = start
+    return run
+
+
+def _suit_ranges() -> np.ndarray:
+    """SUIT_RANGE[contract, suit] -> (first, last + 1) of that effective suit in ORDER."""
+    out = np.zeros((core.N_CONTRACTS, core.TRUMP + 1, 2), dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        for suit in range(core.TRUMP + 1):
+            where = [i for i in range(32) if EFFECTIVE[k, ORDER[k, i]] == suit]
+            out[k, suit] = (where[0], where[-1] + 1) if where else (0, 0)
+            # _cash takes a player's lowest cards of a plain suit as his cheapest ones
+            if k != core.NULL and suit != core.TRUMP and any(
+                    POINTS[ORDER[k, a]] > POINTS[ORDER[k, b]] for a, b in pairwise(where)):
+                raise ValueError("plain-suit card points must not fall with rank")
+    return out
+
+
+SUIT_RANGE = _suit_ranges()
+
+#: Runs for card points (MODE_POINTS), and for tricks and null where points do not count.
+RUN_POINTS = _runs(True)
+RUN_SUIT = _runs(False)
+
+
+def _multi(run: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For :func:`_canonical`: per contract the ORDER indices of cards in runs of two or
+    more (ascending), their number, and the mask of the other cards (named as they are)."""
+    idx = np.zeros((core.N_CONTRACTS, 32), dtype=np.int64)
+    count = np.zeros(core.N_CONTRACTS, dtype=np.int64)
+    fixed = np.zeros(core.N_CONTRACTS, dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        sizes = np.bincount(run[k], minlength=32)
+        for i in range(32):
+            if sizes[run[k, i]] > 1:
+                idx[k, count[k]] = i
+                count[k] += 1
+            else:
+                fixed[k] |= 1 << int(ORDER[k, i])
+    return idx, count, fixed
+
+
+MULTI_POINTS = _multi(RUN_POINTS)
+MULTI_SUIT = _multi(RUN_SUIT)
+
+
 def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """An empty transposition table: keys (two words), lower and upper bounds, best lead."""
     return (np.full(TT_SIZE, -1, dtype=np.int64), np.full(TT_SIZE, -1, dtype=np.int64),
@@ -86,10 +156,11 @@ def _popcount(x: int) -> int:
 
 
 @njit
-def _moves(contract: int, hand: int, legal: int, remaining: int, out: np.ndarray) -> int:
+def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out: np.ndarray
+           ) -> int:
     """The legal cards worth trying into ``out``, one per class of equivalent cards; their
     number. A card is skipped when the next lower card of its effective suit still in play
-    (``remaining``) is a legal card of the same hand with the same points (null: any)."""
+    (``remaining``) is a legal card of the same hand with the same points (tricks and null: any)."""
     count = 0
     rest = legal
     while rest:
@@ -105,7 +176,7 @@ def _moves(contract: int, hand: int, legal: int, remaining: int, out: np.ndarray
                 break
             if (remaining >> below) & 1:
                 same = ((legal >> below) & 1 == 1
-                        and (contract == core.NULL or POINTS[below] == POINTS[c]))
+                        and (mode != MODE_POINTS or POINTS[below] == POINTS[c]))
                 break
             i -= 1
         if not same:
@@ -171,6 +242,65 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
         scores[j + 1] = s
 
 
+@njit(inline="always")
+def _canonical(run: np.ndarray, multi: np.ndarray, n_multi: int, fixed: int, contract: int,
+               h0: int, h1: int, h2: int) -> tuple[int, int, int]:
+    """The hands with the cards of each run (:func:`_runs`) still in play moved to the
+    lowest cards of that run, in order. Two positions with equal canonical hands are the
+    same game up to renaming cards of equal suit, points and relative rank, so they have
+    the same value: the table's key, so that it meets far more transpositions."""
+    c0 = h0 & fixed
+    c1 = h1 & fixed
+    c2 = h2 & fixed
+    everyone = h0 | h1 | h2
+    nxt = 0
+    for m in range(n_multi):
+        i = multi[m]
+        if run[contract, i] == i:
+            nxt = i
+        c = ORDER[contract, i]
+        if (everyone >> c) & 1:
+            bit = np.int64(1) << ORDER[contract, nxt]
+            nxt += 1
+            if (h0 >> c) & 1:
+                c0 |= bit
+            elif (h1 >> c) & 1:
+                c1 |= bit
+            else:
+                c2 |= bit
+    return c0, c1, c2
+
+
+@njit(inline="always")
+def _to_canonical(run: np.ndarray, contract: int, card: int, everyone: int) -> int:
+    """The canonical name of ``card`` among the cards in play ``everyone``."""
+    i = RANK_AT[contract, card]
+    start = run[contract, i]
+    j = start
+    for m in range(start, i):
+        if (everyone >> ORDER[contract, m]) & 1:
+            j += 1
+    return ORDER[contract, j]
+
+
+@njit(inline="always")
+def _from_canonical(run: np.ndarray, contract: int, card: int, everyone: int) -> int:
+    """The card in play that the canonical ``card`` names (inverse of :func:`_to_canonical`),
+    -1 if none."""
+    i = RANK_AT[contract, card]
+    start = run[contract, i]
+    left = i - start
+    m = start
+    while m < 32 and run[contract, m] == start:
+        c = ORDER[contract, m]
+        if (everyone >> c) & 1:
+            if left == 0:
+                return c
+            left -= 1
+        m += 1
+    return -1
+
+
 @njit
 def _slot(h0: int, h1: int, h2: int, leader: int) -> int:
     x = (h0 | (h1 << 32)) * 0x5851F42D4C957F2D + (h2 | (leader << 32)) * 0x14057B7EF767814F
@@ -209,6 +339,63 @@ def _top_trumps(contract: int, declarer: int, hands: np.ndarray, mode: int
     return total, side
 
 
+@njit(inline="always")
+def _lowest(contract: int, hand: int, first: int, last: int, count: int) -> int:
+    """The card points of ``hand``'s ``count`` lowest cards in ORDER[first:last]."""
+    total = 0
+    for i in range(first, last):
+        if count == 0:
+            break
+        c = ORDER[contract, i]
+        if (hand >> c) & 1:
+            total += POINTS[c]
+            count -= 1
+    return total
+
+
+@njit
+def _cash(contract: int, mode: int, hands: np.ndarray, leader: int) -> int:
+    """What the leader's side is sure of by cashing plain-suit winners now: in each plain
+    suit where the leader holds the highest cards in play and both other players still
+    hold the suit, he can lead those cards one after the other (keeping the lead) and the
+    others must follow suit, so he takes ``j`` tricks there, ``j`` the fewest of his top
+    cards and the others' lengths, with his ``j`` cards and at least the others' ``j``
+    cheapest cards of the suit. Points (``MODE_POINTS``) or tricks (``MODE_TRICKS``);
+    trumps are left to :func:`_top_trumps`, so the two add up."""
+    h = hands[leader]
+    o1 = hands[(leader + 1) % 3]
+    o2 = hands[(leader + 2) % 3]
+    everyone = h | o1 | o2
+    total = 0
+    for suit in range(core.TRUMP):
+        sm = core.SUIT_MASK[contract, suit]
+        if h & sm == 0:
+            continue
+        most = min(_popcount(o1 & sm), _popcount(o2 & sm))
+        if most == 0:
+            continue
+        first = SUIT_RANGE[contract, suit, 0]
+        last = SUIT_RANGE[contract, suit, 1]
+        j = 0
+        pts = 0
+        for i in range(last - 1, first - 1, -1):
+            c = ORDER[contract, i]
+            if (everyone >> c) & 1 == 0:
+                continue
+            if (h >> c) & 1 == 0 or j == most:
+                break
+            j += 1
+            pts += POINTS[c]
+        if j == 0:
+            continue
+        if mode == MODE_TRICKS:
+            total += j
+        else:
+            total += pts + _lowest(contract, o1, first, last, j) + _lowest(
+                contract, o2, first, last, j)
+    return total
+
+
 @njit
 def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
            alpha: int, beta: int, ctx: np.ndarray,
@@ -224,6 +411,11 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
     declarer = ctx[CTX_DECLARER]
     mode = ctx[CTX_MODE]
     gen = ctx[CTX_GEN]
+    run = RUN_POINTS if mode == MODE_POINTS else RUN_SUIT
+    m_idx, m_count, m_fixed = MULTI_POINTS if mode == MODE_POINTS else MULTI_SUIT
+    multi = m_idx[contract]
+    n_multi = m_count[contract]
+    fixed = m_fixed[contract]
     moves = np.empty((MAX_DEPTH, 12), dtype=np.int64)
     scores = np.empty(12, dtype=np.int64)
     count = np.zeros(MAX_DEPTH, dtype=np.int64)
@@ -299,9 +491,11 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     ret = 0
                     done = True
                 else:
-                    slot = _slot(hands[0], hands[1], hands[2], leader)
-                    key1 = hands[0] | (hands[1] << 32)
-                    key2 = hands[2] | (leader << 32) | (gen << 34)
+                    ch0, ch1, ch2 = _canonical(run, multi, n_multi, fixed, contract,
+                                               hands[0], hands[1], hands[2])
+                    slot = _slot(ch0, ch1, ch2, leader)
+                    key1 = ch0 | (ch1 << 32)
+                    key2 = ch2 | (leader << 32) | (gen << 34)
                     if k1[slot] == key1 and k2[slot] == key2:
                         low = int(lo[slot])
                         high = int(hi[slot])
@@ -316,7 +510,19 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                                 al[d] = low
                             if high < beta:
                                 be[d] = high
-                            best_move = mv[slot]
+                            if mv[slot] >= 0:
+                                best_move = _from_canonical(run, contract, mv[slot],
+                                                            remaining)
+                    if not done and mode != MODE_NULL:
+                        cash = _cash(contract, mode, hands, leader)
+                        if cash > 0:
+                            if leader == declarer:
+                                if low_b + cash >= be[d]:
+                                    ret = low_b + cash
+                                    done = True
+                            elif al[d] >= top - cash:
+                                ret = top - cash
+                                done = True
                     slots[d] = slot
                     key1s[d] = key1
                     key2s[d] = key2
@@ -337,7 +543,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             else:
                 legal = core.legal_cards(hands[mover], follow)
                 row = moves[d]
-                c_n = _moves(contract, hands[mover], legal, remaining, row)
+                c_n = _moves(contract, mode, hands[mover], legal, remaining, row)
                 _order(contract, declarer, mover, leader, n, t0, t1, best_move, row, c_n,
                        scores)
                 count[d] = c_n
@@ -368,7 +574,9 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 else:
                     lo[slot] = value
                     hi[slot] = value
-                mv[slot] = chosen[d]
+                if chosen[d] >= 0:
+                    mv[slot] = _to_canonical(run, contract, chosen[d],
+                                             hands[0] | hands[1] | hands[2])
             ret = value
             if d == 0:
                 break
