@@ -107,7 +107,8 @@ class ExperimentResult:
                        f"table (95 % interval {e.low:+.3f} to {e.high:+.3f}), cannot be told "
                        "from none")
         else:
-            outcome = (f"following the advice {'gains' if e.effect > 0 else 'loses'} "
+            subject = "following the advice" if advice is not None else self.follow.bot
+            outcome = (f"{subject} {'gains' if e.effect > 0 else 'loses'} "
                        f"{abs(e.effect):.3f} list points a hand against the table (95 % "
                        f"interval {e.low:+.3f} to {e.high:+.3f})")
         return f"Compared {who}, each beside two default rules bots: {outcome}."

@@ -127,10 +127,16 @@ BOTS: dict[str, Callable[[], Player]] = {"random": RandomPlayer, "rules": RulesP
 
 
 def make_bot(name: str) -> Player:
-    """A fresh bot by name (``random`` or ``rules``, or ``rules:SETTINGS``, a configured
-    rules bot); raises ValueError for another name."""
+    """A fresh bot by name (``random``, ``rules``, ``pimc``; ``rules:SETTINGS``, a
+    configured rules bot; ``pimc:k=N``, a pimc bot sampling N deals a card); raises
+    ValueError for another name."""
     if name.startswith("rules:"):
         return RulesPlayer(name)
+    if name.startswith("pimc:"):
+        from .batch.games import pimc_samples
+        from .pimc import PimcPlayer
+
+        return PimcPlayer(k=pimc_samples(name))
     factory = BOTS.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(sorted(BOTS))}")

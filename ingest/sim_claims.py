@@ -79,14 +79,15 @@ def _run(kind: str, seed_text: str, b0: str, b1: str, b2: str, dealer: int,
          sessions: bool) -> _Run | None:
     """The run of a claim's tags (bots by seat at ``dealer``), or None when they name none
     (cached: a file holds a few runs, in a million lines)."""
-    from skatlog.engine.batch.games import UnknownBot, bot_kind
+    from skatlog.engine.batch.games import UnknownBot, compiled_bot
 
     seed = int(seed_text)
     if seed >= 1 << 63:
         return None
     try:
         for bot in (b0, b1, b2):
-            bot_kind(bot)  # a configured rules bot (rules:SETTING+...) is a bot too
+            if not compiled_bot(bot):  # rules:SETTING+... is a bot too; pimc is not re-run
+                return None
     except UnknownBot:
         return None
     return kind, seed, position_bots((b0, b1, b2), dealer), sessions

@@ -135,7 +135,7 @@ def claims_simulation(game: LogGame) -> bool:
 
 def claim_of(game: LogGame) -> Claim:
     """The hand ``game``'s tags name; :class:`ClaimError` when they name none."""
-    from skatlog.engine.batch.games import BOT_CODES, UnknownBot, bot_kind
+    from skatlog.engine.batch.games import UnknownBot, bot_kind, compiled_bot
 
     tags = _tags(game)
     seed = _number(str(tags["seed"]), "seed", 1 << 63)
@@ -146,9 +146,12 @@ def claim_of(game: LogGame) -> Claim:
             raise UnknownBot("not three")
         for bot in bots:
             bot_kind(bot)  # random, rules, or a configured rules:SETTING+...
+            if not compiled_bot(bot):  # pimc: re-simulating it would take seconds a hand
+                raise UnknownBot(bot)
     except UnknownBot:
-        raise ClaimError(f"the tag bots is {tags['bots']!r}, not three of "
-                         f"{', '.join(sorted(BOT_CODES))} (or rules:SETTING+...)") from None
+        raise ClaimError(f"the tag bots is {tags['bots']!r}, not three of random, rules "
+                         "(or rules:SETTING+...): only the compiled bots' hands are "
+                         "re-simulated") from None
     sessions = tags.get("sessions", "")
     if sessions not in ("", "1"):
         raise ClaimError(f"the tag sessions is {sessions!r}, not \"1\"")

@@ -396,7 +396,8 @@ def _paired_experiments(ctx: Context) -> str:
     results = [r for r in results if r.opponents in seats]
     if not results:
         return ""
-    rows = [{"advice": r.label or r.experiment_id, "compared": r.sentence(),
+    rows = [{"advice": r.label or f"{r.follow.bot} vs {r.contrast.bot}",
+             "compared": r.sentence(),
              "n": r.deals,
              "lp": f"{r.list_points.effect:+.3f} [{r.list_points.low:+.3f}, "
                    f"{r.list_points.high:+.3f}]",

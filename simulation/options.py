@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from skatlog.engine.batch import BatchGames, bot_codes
+from skatlog.engine.batch.games import compiled_bot
 from skatlog.ingest.sim_ids import MAX_HANDS, run_base
 from skatlog.ingest.sim_tables import player_names
 
@@ -60,6 +61,12 @@ class SimulationOptions:
             return self
         return replace(self, id_base=run_base(self.seed, self.bots,
                                               1 if self.sessions else 0))
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled loop plays every bot of the line-up (``pimc`` is played by
+        the engine's players, :mod:`skatlog.engine.batch.reference`: seconds a hand)."""
+        return all(compiled_bot(bot) for bot in self.bots)
 
     @property
     def player_names(self) -> tuple[str, str, str]:

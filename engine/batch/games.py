@@ -21,10 +21,15 @@ from .kernel import (
     list_in_card_order,
     simulate_into,
 )
+from .reference import play_batch
 from .tables import CALL_HOLD, CALL_PASS, DECL_T
 
-#: Bot names understood by the batch simulator, and their codes in the kernel.
-BOT_CODES = {"random": RANDOM_BOT, "rules": RULES_BOT}
+#: The code of a bot the compiled loop does not play: a line-up with one is played by the
+#: engine's players (:mod:`.reference`), hand by hand, into the same arrays.
+REFERENCE_BOT = 2
+#: Bot names understood by the batch simulator, and their codes (``pimc``: the search bot
+#: of :mod:`skatlog.engine.pimc`, ``pimc:k=N`` with N sampled deals a card, default 20).
+BOT_CODES = {"random": RANDOM_BOT, "rules": RULES_BOT, "pimc": REFERENCE_BOT}
 _COL = {name: i for i, name in enumerate(GAME_COLUMNS)}
 
 
@@ -33,16 +38,39 @@ class UnknownBot(ValueError):
 
 
 def bot_kind(name: str) -> str:
-    """The kind of a bot name (``random``, ``rules``; ``rules:SETTINGS`` is a configured
-    rules bot, :mod:`.config`); UnknownBot for a name the simulator does not know."""
+    """The kind of a bot name (``random``, ``rules``, ``pimc``; ``rules:SETTINGS`` is a
+    configured rules bot, :mod:`.config`, ``pimc:k=N`` a pimc bot sampling N deals a card);
+    UnknownBot for a name the simulator does not know."""
+    if name == "pimc" or name.startswith("pimc:"):
+        pimc_samples(name)
+        return "pimc"
     try:
         kind, _ = split_bot(name)
     except BadBotConfig as err:
         raise UnknownBot(f"bot {name!r}: {err}") from None
     if kind not in BOT_CODES:
         raise UnknownBot(f"unknown bot {kind!r}; choose from {', '.join(sorted(BOT_CODES))}"
-                         " (rules:SETTING+... for a configured rules bot)")
+                         " (rules:SETTING+... for a configured rules bot, pimc:k=N)")
     return kind
+
+
+def pimc_samples(name: str) -> int:
+    """The deals a ``pimc`` or ``pimc:k=N`` bot samples for each card; UnknownBot else."""
+    from ..pimc import DEFAULT_K
+
+    if name == "pimc":
+        return DEFAULT_K
+    key, _, value = name.removeprefix("pimc:").partition("=")
+    if key != "k" or not value.isdigit() or not 1 <= int(value) <= 1000:
+        raise UnknownBot(f"bot {name!r}: the pimc bot takes one setting, k=N (1-1000 "
+                         "deals sampled a card), as in pimc:k=8")
+    return int(value)
+
+
+def compiled_bot(name: str) -> bool:
+    """Whether the compiled loop plays this bot (``random``, ``rules:...``), so that a
+    hand it played can be re-simulated in microseconds (claims, ``verify``)."""
+    return BOT_CODES[bot_kind(name)] != REFERENCE_BOT
 
 
 def bot_codes(bots: tuple[str, str, str] | list[str]) -> np.ndarray:
@@ -54,7 +82,8 @@ def bot_codes(bots: tuple[str, str, str] | list[str]) -> np.ndarray:
 
 def bot_configs(bots: tuple[str, str, str] | list[str]) -> np.ndarray:
     """The rules-bot configurations of three bot names, one row per table position."""
-    return np.array([split_bot(b)[1] for b in bots], dtype=np.float64)
+    return np.array([split_bot(b)[1] if bot_kind(b) != "pimc" else split_bot("rules")[1]
+                     for b in bots], dtype=np.float64)
 
 
 def seat_positions(index: int) -> tuple[int, int, int]:
@@ -194,9 +223,15 @@ def simulate_batch(
     winners = np.empty((count, 10), dtype=np.int8)
     arrays = (deal, n_calls, calls, call_seats, game, discard, cards, winners)
     slices = _slices(count, threads if threads is not None else _threads())
+    reference = bool((codes == REFERENCE_BOT).any())
+    if reference:  # the engine's players, a hand at a time (the GIL: one slice)
+        slices = [(0, count)] if count else []
 
     def play(begin: int, end: int) -> None:
-        simulate_into(seed, start + begin, codes, cfgs, *(a[begin:end] for a in arrays))
+        if reference:
+            play_batch(seed, start + begin, bots, *(a[begin:end] for a in arrays))
+        else:
+            simulate_into(seed, start + begin, codes, cfgs, *(a[begin:end] for a in arrays))
         if in_card_order:
             list_in_card_order(deal[begin:end])
 

@@ -264,6 +264,17 @@ def _defender_points(by_seat: int, declarer: int) -> int:
     return all_taken - ((by_seat >> (16 * declarer)) & 0xFFFF)
 
 
+@njit(nogil=True)
+def deal_rows(seed: int, start: int, deal: np.ndarray) -> None:
+    """Deal hands ``start ..`` of run ``seed`` into the rows of ``deal`` (dealing order),
+    exactly as :func:`simulate_into` deals them: the deal of a hand depends on the seed and
+    its index alone, so bots played outside this loop (:mod:`.reference`) get the same
+    deals."""
+    hands = np.empty(3, dtype=np.int64)
+    for i in range(deal.shape[0]):
+        deal_into(hand_stream(seed, start + i), deal, i, hands)
+
+
 #: Columns of the ``game`` output array.
 GAME_COLUMNS = (
     "declarer", "bid", "pickup", "declare_first", "decl", "n_cards", "won", "value",
