@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up skatlog in .venv and run the main job on the sample logs skatlog ships:
 # a demo session, validation and ingest of the samples, 100,000 simulated hands, a replay
-# check of every stored game, a query,
+# check of every stored game, best-play analysis of the club's games, queries,
 # and the HTML report built from the archive. Re-running it stores nothing twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +18,11 @@ run validate data/samples || echo "(exit $?: the damaged records above are repor
 run ingest data/samples --archive "$ARCHIVE"
 run simulate --hands 100000 --seed 1 --bots rules,rules,rules --archive "$ARCHIVE"
 run verify --archive "$ARCHIVE" --quiet
+# Could the club's lost games have been won? Best play with every card known, per game.
+run analyze --archive "$ARCHIVE" --where "origin = 'log'"
+run query "SELECT g.contract, count(*) AS lost, sum(a.dd_won::int) AS winnable_with_best_play
+           FROM games g JOIN analysis a USING (game_id) WHERE NOT g.won
+           GROUP BY ALL ORDER BY lost DESC" --archive "$ARCHIVE"
 run query "SELECT origin, contract, count(*) AS games, round(avg(won::int), 3) AS won
            FROM games WHERE outcome = 'played' GROUP BY ALL ORDER BY origin, games DESC" \
     --archive "$ARCHIVE"
