@@ -224,8 +224,11 @@ def simulate_batch(
     arrays = (deal, n_calls, calls, call_seats, game, discard, cards, winners)
     slices = _slices(count, threads if threads is not None else _threads())
     reference = bool((codes == REFERENCE_BOT).any())
-    if reference:  # the engine's players, a hand at a time (the GIL: one slice)
-        slices = [(0, count)] if count else []
+    if reference:  # the engine's players, a hand at a time: a slice a thread even for a few
+        # hands (the solver's search releases the GIL; the players' Python between does not)
+        parts = max(1, min(threads if threads is not None else _threads(), count))
+        bounds = [count * k // parts for k in range(parts + 1)]
+        slices = [(bounds[k], bounds[k + 1]) for k in range(parts) if bounds[k + 1] > bounds[k]]
 
     def play(begin: int, end: int) -> None:
         if reference:
