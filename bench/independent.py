@@ -15,7 +15,15 @@ measures, and prints:
    ratio first/warm;
 4. the wall time of ``skatlog ingest FILE --archive DIR`` as a user runs it, warm and cold;
 5. with ``--profile``, a cProfile of one warm validation in one process: where the time goes
-   per record, kernel-accepted and slow path.
+   per record, kernel-accepted and slow path;
+6. with ``--fresh-install`` (only this part runs): the first run as a user meets it. A copy
+   of this checkout is installed into a new venv (``pip install TREE[fast]`` and/or
+   ``pip install -e TREE[fast]``, which compile the kernels at install time through
+   ``build_support/skatlog_build.py``); then ``skatlog ingest FILE`` runs from that venv with
+   numba's default cache, once right after the install and then warm: install time, the
+   compile share of it, first and warm wall and CPU, and the ratio against the 2x target.
+   ``--install-baseline`` adds the same with ``SKATLOG_COMPILE_AT_INSTALL=0`` (what a plain
+   install gave before).
 
 Not a test: no assertion on timings. The machine may be shared: the load average is printed.
 """
@@ -354,12 +362,117 @@ def profile(path: Path, top: int) -> None:
     print(f"            top {top} functions by cumulative time: {out}")
 
 
+# ---------------------------------------------------------------- first run after install
+_COMPILED = re.compile(r"skatlog build: kernels compiled in ([0-9.]+) s")
+
+
+def copy_checkout(target: Path) -> None:
+    """The checkout's files as git sees them (tracked and new, ignored ones left out: no
+    ``__pycache__``, so no numba cache comes along), symbolic links kept."""
+    root = HERE.parent
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=root, check=True,
+                            capture_output=True).stdout.split(b"\0")
+    for name in filter(None, (item.decode() for item in listed)):
+        source, dest = root / name, target / name
+        if not source.is_symlink() and not source.exists():
+            continue  # deleted in the working tree, not yet in git
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            dest.symlink_to(os.readlink(source))
+        else:
+            shutil.copy2(source, dest)
+
+
+def install(venv: Path, tree: Path, editable: bool, compile_at_install: bool) -> dict[str, Any]:
+    """A new venv with skatlog[fast] installed from ``tree``: wall seconds of ``pip install``
+    and the compile part of it (the build backend's own figure)."""
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(venv)], check=True)
+    env = dict(os.environ, SKATLOG_COMPILE_AT_INSTALL="1" if compile_at_install else "0")
+    env.pop("NUMBA_CACHE_DIR", None)
+    cmd = [str(venv / "bin" / "pip"), "install", "-v",
+           *(["-e"] if editable else []), f"{tree}[fast]"]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=venv)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        print(proc.stdout[-3000:], proc.stderr[-3000:])
+        raise RuntimeError(f"pip install failed ({proc.returncode})")
+    found = _COMPILED.search(proc.stdout + proc.stderr)
+    warnings = [line.strip() for line in (proc.stdout + proc.stderr).splitlines()
+                if "skatlog build: warning" in line]
+    return {"wall": wall, "compile": float(found.group(1)) if found else 0.0,
+            "warnings": warnings}
+
+
+def venv_cli(venv: Path, path: Path) -> tuple[float, float]:
+    """``skatlog ingest FILE --archive DIR -q`` from ``venv`` into a new archive, numba's
+    default cache (beside the installed sources): (wall s, CPU s of it and its workers)."""
+    archive = Path(tempfile.mkdtemp(prefix="skatlog-bench-venv-", dir=OUT))
+    shutil.rmtree(archive)
+    env = dict(os.environ)
+    env.pop("NUMBA_CACHE_DIR", None)
+    _, kids0 = _cpu()
+    try:
+        start = time.perf_counter()
+        proc = subprocess.run([str(venv / "bin" / "skatlog"), "ingest", str(path),
+                               "--archive", str(archive), "-q"],
+                              env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+    finally:
+        shutil.rmtree(archive, ignore_errors=True)
+    _, kids1 = _cpu()
+    if proc.returncode not in (0, 1):
+        print(proc.stdout[-2000:], proc.stderr[-2000:])
+        raise RuntimeError(f"skatlog ingest failed ({proc.returncode})")
+    return wall, kids1 - kids0
+
+
+def fresh_install(args: argparse.Namespace, path: Path) -> int:
+    """Install into new venvs, then time the first and the warm ``skatlog ingest``."""
+    kinds = [kind.strip() for kind in args.install_kinds.split(",") if kind.strip()]
+    runs = [(kind, True) for kind in kinds]
+    if args.install_baseline:
+        runs += [(kind, False) for kind in kinds]
+    games = args.games or 200_000
+    for kind, compiled in runs:
+        if kind not in ("wheel", "editable"):
+            raise SystemExit(f"--install-kinds: wheel or editable, not {kind!r}")
+        with tempfile.TemporaryDirectory(prefix="skatlog-fresh-") as tmp:
+            tree, venv = Path(tmp) / "tree", Path(tmp) / "venv"
+            copy_checkout(tree)
+            label = ("pip install -e TREE[fast]" if kind == "editable"
+                     else "pip install TREE[fast]")
+            label += "" if compiled else " with SKATLOG_COMPILE_AT_INSTALL=0"
+            print(f"install     {label}: {load()}", flush=True)
+            done = install(venv, tree, kind == "editable", compiled)
+            print(f"            {done['wall']:.1f} s, of which compiling the kernels"
+                  f" {done['compile']:.1f} s" + "".join(
+                      f"\n            {line}" for line in done["warnings"]), flush=True)
+            first = venv_cli(venv, path)
+            warm = [venv_cli(venv, path) for _ in range(max(1, args.warm_runs))]
+            warm_wall = sorted(w for w, _ in warm)[len(warm) // 2]
+            warm_cpu = sorted(c for _, c in warm)[len(warm) // 2]
+            print(f"            skatlog ingest FILE, first run after the install: wall"
+                  f" {first[0]:.2f} s = {games / first[0]:,.0f} games/s, CPU {first[1]:.2f} s")
+            print(f"            warm (median of {len(warm)}): wall {warm_wall:.2f} s ="
+                  f" {games / warm_wall:,.0f} games/s, CPU {warm_cpu:.2f} s")
+            print(f"            first / warm = {first[0] / warm_wall:.2f}x wall,"
+                  f" {first[1] / warm_cpu:.2f}x CPU (target <= {TARGET_FIRST_RATIO:.0f}x);"
+                  f" {load()}", flush=True)
+    return 0
+
+
 # ---------------------------------------------------------------- the mode
 def run(args: argparse.Namespace) -> int:
     games = args.games or 200_000
     OUT.mkdir(parents=True, exist_ok=True)
     path = other_iss.cached_file(games, seed=args.seed, damaged=args.damaged,
                                  workers=args.workers)
+    if args.fresh_install:
+        print(f"file        {path}, {games:,} records; {load()}")
+        return fresh_install(args, path)
     stats = other_iss.load_stats(path)
     size = path.stat().st_size
     print(f"file        {size / 2**20:,.0f} MB, {games:,} records, {args.damaged:.0%} damaged;"

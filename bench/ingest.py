@@ -19,7 +19,10 @@ assertion on timings. Run ``.venv/bin/python bench/ingest.py --games 1000000 --w
 ``bench/other_iss.py``, a share ``--damaged`` of them damaged): warm validate and ingest
 rates, why records went to the slow path, the first run with an empty numba cache, and the
 CLI's wall time (``bench/independent.py``): ``.venv/bin/python bench/ingest.py --independent
---games 200000 --damaged 0.03``.
+--games 200000 --damaged 0.03``. With ``--fresh-install`` it measures only the first run as
+a user meets it: a copy of the checkout ``pip install``-ed into new venvs (wheel and editable;
+the build compiles the kernels), then ``skatlog ingest FILE`` first vs warm, against the 2x
+target.
 """
 
 from __future__ import annotations
@@ -189,6 +192,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="--independent: also profile one warm validation")
     parser.add_argument("--no-cli-cold", dest="cli_cold", action="store_false",
                         help="--independent: skip the CLI run with an empty numba cache")
+    parser.add_argument("--fresh-install", action="store_true",
+                        help="--independent: only the first run as a user meets it: install"
+                        " a copy of this checkout into new venvs (compiling at install), then"
+                        " time skatlog ingest FILE first and warm (bench/independent.py)")
+    parser.add_argument("--install-kinds", default="wheel,editable",
+                        help="--fresh-install: wheel, editable or both (comma-separated)")
+    parser.add_argument("--install-baseline", action="store_true",
+                        help="--fresh-install: also install with SKATLOG_COMPILE_AT_INSTALL=0")
+    parser.add_argument("--warm-runs", type=int, default=3,
+                        help="--fresh-install: warm CLI runs after the first (median)")
     parser.add_argument("--child-ingest", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
