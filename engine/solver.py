@@ -157,12 +157,12 @@ def target(declaration: Declaration, bid: int, matadors: int) -> tuple[str, int]
 
 @dataclass
 class Solver:
-    """The compiled search with its transposition table (about 84 MB, reused across calls).
+    """The compiled search with its transposition table (64 MB, reused across calls).
 
     Each question gets a fresh generation of the table unless ``keep=True`` says it is the
     same game and the same question as the call before (positions of one game's play)."""
 
-    _table: tuple[np.ndarray, ...] = field(default_factory=k.new_table, repr=False)
+    _table: np.ndarray = field(default_factory=k.new_table, repr=False)
     _ctx: np.ndarray = field(default_factory=lambda: np.zeros(k.CTX_SIZE, np.int64), repr=False)
     _problem: tuple[int, ...] = ()
     nodes: int = 0
@@ -173,9 +173,9 @@ class Solver:
         if keep and problem == self._problem:
             return
         gen = int(self._ctx[k.CTX_GEN]) + 1
-        if gen >= 1 << 28:
-            for array, empty in zip(self._table, (-1, -1, 0, 0, -1), strict=True):
-                array.fill(empty)
+        if gen >= 1 << k.GEN_BITS:  # generations run out: clear the table
+            self._table[:, 0] = -1
+            self._table[:, 1] = 0
             gen = 1
         self._ctx[:k.CTX_SIZE] = (pos.contract, pos.declarer, mode, gen, 0)
         self._problem = problem
@@ -191,7 +191,7 @@ class Solver:
         rest = int(core.mask_points(pos.hands[0] | pos.hands[1] | pos.hands[2]))
         before = int(self._ctx[k.CTX_NODES])
         value = int(k.search(hands, t0, t1, n, pos.leader, rest, alpha, beta, self._ctx,
-                             *self._table))
+                             self._table))
         self.nodes += int(self._ctx[k.CTX_NODES]) - before
         return value
 

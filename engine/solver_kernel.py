@@ -58,6 +58,12 @@ CTX_SIZE = 5
 #: log2 of the transposition table's size.
 TT_BITS = 22
 TT_SIZE = 1 << TT_BITS
+#: The second key word: a hand (32 bits), the leader (2), the generation (GEN_BITS); the
+#: entry's lower and upper bound (7 bits each; 127 = none) and best lead + 1 (6) above it.
+GEN_BITS = 10
+KEY2_BITS = 34 + GEN_BITS
+KEY2_MASK = (1 << KEY2_BITS) - 1
+NO_BOUND = 127
 MAX_DEPTH = 32
 
 
@@ -140,11 +146,13 @@ MULTI_POINTS = _multi(RUN_POINTS)
 MULTI_SUIT = _multi(RUN_SUIT)
 
 
-def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """An empty transposition table: keys (two words), lower and upper bounds, best lead."""
-    return (np.full(TT_SIZE, -1, dtype=np.int64), np.full(TT_SIZE, -1, dtype=np.int64),
-            np.zeros(TT_SIZE, dtype=np.int16), np.zeros(TT_SIZE, dtype=np.int16),
-            np.full(TT_SIZE, -1, dtype=np.int8))
+def new_table() -> np.ndarray:
+    """An empty transposition table: one row of two words per entry (read in one cache
+    line), the key's first word, then the key's second word (``KEY2_BITS``) with the lower
+    and upper bounds and the best lead packed above it (see :func:`search`)."""
+    table = np.zeros((TT_SIZE, 2), dtype=np.int64)
+    table[:, 0] = -1  # no key: two disjoint hands never make all 64 bits
+    return table
 
 
 @njit(inline="always")
@@ -303,8 +311,14 @@ def _from_canonical(run: np.ndarray, contract: int, card: int, everyone: int) ->
 
 @njit
 def _slot(h0: int, h1: int, h2: int, leader: int) -> int:
-    x = (h0 | (h1 << 32)) * 0x5851F42D4C957F2D + (h2 | (leader << 32)) * 0x14057B7EF767814F
-    return (x ^ (x >> 29) ^ (x >> 41)) & (TT_SIZE - 1)
+    """The table slot of a key: the two key words multiplied and mixed (splitmix-like),
+    so that the slot's low bits depend on every card (a plain product's low bits see only
+    the low cards)."""
+    x = ((h0 | (h1 << 32)) ^ ((h2 | (leader << 32)) * 0x14057B7EF767814F)) * 0x5851F42D4C957F2D
+    x ^= x >> 31
+    x *= 0x3F58476D1CE4E5B9
+    x ^= x >> 29
+    return x & (TT_SIZE - 1)
 
 
 
@@ -399,7 +413,7 @@ def _cash(contract: int, mode: int, hands: np.ndarray, leader: int) -> int:
 @njit
 def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
            alpha: int, beta: int, ctx: np.ndarray,
-           k1: np.ndarray, k2: np.ndarray, lo: np.ndarray, hi: np.ndarray, mv: np.ndarray
+           table: np.ndarray
            ) -> int:
     """The declarer's gain from the position, fail-soft within ``(alpha, beta)``: a value
     ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, anything between exact.
@@ -496,9 +510,11 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     slot = _slot(ch0, ch1, ch2, leader)
                     key1 = ch0 | (ch1 << 32)
                     key2 = ch2 | (leader << 32) | (gen << 34)
-                    if k1[slot] == key1 and k2[slot] == key2:
-                        low = int(lo[slot])
-                        high = int(hi[slot])
+                    e2 = table[slot, 1]
+                    if table[slot, 0] == key1 and (e2 & KEY2_MASK) == key2:
+                        low = (e2 >> KEY2_BITS) & 127
+                        high = (e2 >> (KEY2_BITS + 7)) & 127
+                        stored = ((e2 >> (KEY2_BITS + 14)) & 63) - 1
                         if low >= beta:
                             ret = low
                             done = True
@@ -510,8 +526,8 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                                 al[d] = low
                             if high < beta:
                                 be[d] = high
-                            if mv[slot] >= 0:
-                                best_move = _from_canonical(run, contract, mv[slot],
+                            if stored >= 0:
+                                best_move = _from_canonical(run, contract, stored,
                                                             remaining)
                     if not done and mode != MODE_NULL:
                         cash = _cash(contract, mode, hands, leader)
@@ -560,23 +576,27 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             value = best[d]
             slot = slots[d]
             if slot >= 0:
-                if k1[slot] != key1s[d] or k2[slot] != key2s[d]:
-                    k1[slot] = key1s[d]
-                    k2[slot] = key2s[d]
-                    lo[slot] = 0
-                    hi[slot] = 1 << 14
+                e2 = table[slot, 1]
+                low = 0
+                high = NO_BOUND
+                if table[slot, 0] == key1s[d] and (e2 & KEY2_MASK) == key2s[d]:
+                    low = (e2 >> KEY2_BITS) & 127
+                    high = (e2 >> (KEY2_BITS + 7)) & 127
+                v = min(max(value, 0), NO_BOUND)  # values are 0..120: clipping is a no-op
                 if value <= a0[d]:
-                    if value < hi[slot]:
-                        hi[slot] = value
+                    high = min(high, v)
                 elif value >= b0[d]:
-                    if value > lo[slot]:
-                        lo[slot] = value
+                    low = max(low, v)
                 else:
-                    lo[slot] = value
-                    hi[slot] = value
+                    low = v
+                    high = v
+                stored = -1
                 if chosen[d] >= 0:
-                    mv[slot] = _to_canonical(run, contract, chosen[d],
-                                             hands[0] | hands[1] | hands[2])
+                    stored = _to_canonical(run, contract, chosen[d],
+                                           hands[0] | hands[1] | hands[2])
+                table[slot, 0] = key1s[d]
+                table[slot, 1] = (key2s[d] | (low << KEY2_BITS) | (high << (KEY2_BITS + 7))
+                                  | ((stored + 1) << (KEY2_BITS + 14)))
             ret = value
             if d == 0:
                 break

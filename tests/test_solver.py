@@ -112,6 +112,7 @@ def test_the_line_replayed_through_the_engine_scores_the_value(seed: int) -> Non
         pytest.skip("all passed")
     # start mid-trick on odd seeds
     if seed % 2:
+        assert state.to_move is not None
         state.apply(Play(state.to_move, state.legal_cards()[-1]))
     pos = Position.from_state(state)
     solution = SOLVER.solve(pos)
@@ -156,3 +157,16 @@ def test_positions_refuse_what_cannot_be() -> None:
         Position((0b111, 0b111000, 0b11000000), core.GRAND, 0, 0)
     with pytest.raises(ValueError, match="tricks played"):
         Position((0b111, 0b111000, 0b111000000), core.GRAND, 0, 0, (), 0, 0, 0)
+
+
+def test_the_table_survives_running_out_of_generations() -> None:
+    """When the generations run out the table is cleared, not misread: values before and
+    after the wrap equal plain minimax."""
+    solver = Solver()
+    rng = np.random.default_rng(7)
+    for step in range(6):
+        if step == 2:
+            solver._ctx[k.CTX_GEN] = (1 << k.GEN_BITS) - 2
+        pos = random_endgame(rng, 4, core.GRAND)
+        assert solver.value(pos) == plain_minimax(pos, k.MODE_POINTS)
+    assert 0 < solver._ctx[k.CTX_GEN] < 5
