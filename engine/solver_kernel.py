@@ -369,45 +369,73 @@ def _lowest(contract: int, hand: int, first: int, last: int, count: int) -> int:
 
 @njit
 def _cash(contract: int, mode: int, hands: np.ndarray, leader: int) -> int:
-    """What the leader's side is sure of by cashing plain-suit winners now: in each plain
-    suit where the leader holds the highest cards in play and both other players still
-    hold the suit, he can lead those cards one after the other (keeping the lead) and the
-    others must follow suit, so he takes ``j`` tricks there, ``j`` the fewest of his top
-    cards and the others' lengths, with his ``j`` cards and at least the others' ``j``
-    cheapest cards of the suit. Points (``MODE_POINTS``) or tricks (``MODE_TRICKS``);
-    trumps are left to :func:`_top_trumps`, so the two add up."""
+    """What the leader's side is sure of by cashing plain-suit winners now: where the
+    leader holds the highest cards in play of a plain suit he can lead them one after the
+    other, keeping the lead, as long as neither other player can win such a trick. Two
+    ways to be sure of that, the larger result counts:
+
+    * both others hold the suit: they must follow, so he takes ``j`` tricks there, ``j``
+      the fewest of his top cards and the others' lengths, with his ``j`` cards and at
+      least the others' ``j`` cheapest cards of the suit (nobody discards, so every suit
+      counts at once);
+    * a player with no trump left cannot win a plain-suit trick he does not lead, so only
+      those with trumps must hold the suit (they follow and never discard; ``j`` is capped
+      by their lengths only), and only their cheapest cards are counted.
+
+    Points (``MODE_POINTS``) or tricks (``MODE_TRICKS``); trumps are left to
+    :func:`_top_trumps`, so the two add up."""
     h = hands[leader]
     o1 = hands[(leader + 1) % 3]
     o2 = hands[(leader + 2) % 3]
     everyone = h | o1 | o2
-    total = 0
+    trumps = core.SUIT_MASK[contract, core.TRUMP]
+    trump1 = o1 & trumps != 0
+    trump2 = o2 & trumps != 0
+    total_a = 0
+    total_b = 0
     for suit in range(core.TRUMP):
         sm = core.SUIT_MASK[contract, suit]
         if h & sm == 0:
             continue
-        most = min(_popcount(o1 & sm), _popcount(o2 & sm))
-        if most == 0:
+        l1 = _popcount(o1 & sm)
+        l2 = _popcount(o2 & sm)
+        most_a = min(l1, l2)
+        most_b = 32
+        if trump1:
+            most_b = min(most_b, l1)
+        if trump2:
+            most_b = min(most_b, l2)
+        if most_a == 0 and most_b == 0:
             continue
         first = SUIT_RANGE[contract, suit, 0]
         last = SUIT_RANGE[contract, suit, 1]
-        j = 0
-        pts = 0
+        ja = pa = jb = pb = 0
         for i in range(last - 1, first - 1, -1):
             c = ORDER[contract, i]
             if (everyone >> c) & 1 == 0:
                 continue
-            if (h >> c) & 1 == 0 or j == most:
+            if (h >> c) & 1 == 0 or (ja == most_a and jb == most_b):
                 break
-            j += 1
-            pts += POINTS[c]
-        if j == 0:
-            continue
+            if ja < most_a:
+                ja += 1
+                pa += POINTS[c]
+            if jb < most_b:
+                jb += 1
+                pb += POINTS[c]
         if mode == MODE_TRICKS:
-            total += j
-        else:
-            total += pts + _lowest(contract, o1, first, last, j) + _lowest(
-                contract, o2, first, last, j)
-    return total
+            total_a += ja
+            total_b += jb
+            continue
+        if ja > 0:
+            total_a += pa + _lowest(contract, o1, first, last, ja) + _lowest(
+                contract, o2, first, last, ja)
+        if jb > 0:
+            total_b += pb
+            if trump1:
+                total_b += _lowest(contract, o1, first, last, jb)
+            if trump2:
+                total_b += _lowest(contract, o2, first, last, jb)
+    return max(total_a, total_b)
 
 
 @njit
