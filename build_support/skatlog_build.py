@@ -52,7 +52,8 @@ SWITCH = "SKATLOG_COMPILE_AT_INSTALL"
 MARKER = "skatlog-compiled.fingerprint"
 #: Seconds after which a hung warm-up is abandoned (it takes about a minute on two cores).
 TIMEOUT_S = 1200
-#: The warm-up as the subprocess runs it: every compiled group, then the fingerprint's check.
+#: The warm-up as the subprocess runs it (importing the engine writes the fingerprint marker).
+#: Exit 3: numba is missing, nothing was compiled.
 _WARM_UP = (
     "import sys, skatlog\n"
     "from skatlog.ingest.warmup import warm_up\n"
