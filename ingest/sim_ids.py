@@ -46,9 +46,10 @@ def generator_fingerprint() -> bytes:
 _FINGERPRINT: bytes | None = None
 
 
-def run_base(seed: int, bots: Sequence[str], salt: int = 0) -> int:
+def run_base(seed: int, bots: Sequence[str], salt: int = 0, rules: str = "") -> int:
     """The id of hand 0 of a run: 64 bits of BLAKE2b over the generator fingerprint, the
-    seed, the bots by table position and ``salt`` (run options such as sessions).
+    seed, the bots by table position, ``salt`` (run options such as sessions) and
+    ``rules``, the rule set when it is not ``isko`` (``isko+kontra_re+ramsch``).
 
     Hand ``i`` gets id ``base + i`` (mod 2**64, as int64): a rerun of the same seed
     yields the same ids (stored once), a generator that plays differently yields new ones,
@@ -58,8 +59,10 @@ def run_base(seed: int, bots: Sequence[str], salt: int = 0) -> int:
     global _FINGERPRINT
     if _FINGERPRINT is None:
         _FINGERPRINT = generator_fingerprint()
-    key = b"\x1f".join([_FINGERPRINT, str(seed).encode(), ",".join(bots).encode(),
-                         str(salt).encode()])
+    parts = [_FINGERPRINT, str(seed).encode(), ",".join(bots).encode(), str(salt).encode()]
+    if rules:  # a rule set other than isko (its hands differ); isko's ids stay as they were
+        parts.append(rules.encode())
+    key = b"\x1f".join(parts)
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
 
 

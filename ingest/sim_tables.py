@@ -10,6 +10,7 @@ simulation runs (:mod:`skatlog.simulation`) and ingest's re-simulation of claime
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +21,7 @@ from skatlog.engine.contract import Contract
 from skatlog.engine.rules import ISKO
 from skatlog.engine.session import HANDS_PER_SESSION
 
+from .moves_codec import encode_moves
 from .schema import table_from_columns
 from .sim_ids import run_ids
 from .sim_rows import TRICK_SMALL_COLUMNS, batch_rows, needs_moves_text
@@ -27,6 +29,8 @@ from .sim_rows import TRICK_SMALL_COLUMNS, batch_rows, needs_moves_text
 _OUTCOMES = pa.array(["played", "passed"])
 _ENDINGS = pa.array(["all_passed", "ten_tricks", "null_trick"])
 _CONTRACTS = pa.array([c.label for c in Contract])
+_HOUSE_OUTCOMES = pa.array(["played", "passed", "ramsch"])
+_HOUSE_CONTRACTS = pa.array([c.label for c in Contract] + ["ramsch"])
 _KINDS = pa.array(["bid", "hold", "pass"])
 
 
@@ -64,6 +68,51 @@ def _array(values: np.ndarray, type_: pa.DataType, valid: pa.Buffer | None, null
 def _flag(values: np.ndarray, valid: pa.Buffer | None, nulls: int) -> pa.Array:
     bits = pa.py_buffer(np.packbits(values.astype(bool), bitorder="little"))
     return pa.Array.from_buffers(pa.bool_(), len(values), [valid, bits], nulls)
+
+
+def _house_columns(batch: BatchGames, games: dict[str, object], passed: np.ndarray,
+                   contract: np.ndarray, valid: pa.Buffer | None, nulls: int, rows: Any,
+                   text_rows: np.ndarray) -> None:
+    """The columns of a batch played under ``isko``'s house options (R19, R20), over the
+    plain ones in ``games``: the rule set, ``kontra``/``re`` (null without ``kontra_re``,
+    as a logged game's row has them), a Ramsch's outcome, contract, points and values by
+    seat, and the move lists of the hands with Kontra (the rows rebuild none of it)."""
+    assert batch.extra is not None
+    n = len(batch)
+    const = np.zeros(n, dtype=np.int32)
+    rules = batch.rules
+    ramsch = passed & (batch.column("n_cards") > 0)
+    outcome = np.where(ramsch, 2, passed.astype(np.int32))
+    games["passed"] = passed & ~ramsch
+    games["outcome"] = _dict(outcome.astype(np.int32), _HOUSE_OUTCOMES)
+    games["ending"] = _dict(np.where(ramsch, 1, np.where(passed, 0, np.where(
+        (contract == Contract.NULL) & (batch.column("declarer_tricks") > 0), 2, 1))
+        ).astype(np.int32), _ENDINGS)
+    labelled = ~passed | ramsch
+    games["contract"] = _dict(np.where(ramsch, len(_CONTRACTS), contract).astype(np.int32),
+                              _HOUSE_CONTRACTS, *_validity(~labelled))
+    games["rules"] = _dict(const, [str(rules)])
+    if rules.kontra_re:
+        games["kontra"] = batch.column("kontra_by") >= 0  # false where none was said
+        games["re"] = batch.column("re") != 0
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(ramsch * np.int32(3), out=offsets[1:])
+    mask = pa.array(~ramsch)
+    for name, first in (("ramsch_points", 2), ("ramsch_values", 5)):
+        values = batch.extra[ramsch, first:first + 3].reshape(-1).astype(np.int16)
+        games[name] = pa.ListArray.from_arrays(pa.array(offsets), pa.array(values),
+                                               mask=mask)
+    said: np.ndarray = np.flatnonzero(batch.column("kontra_by") >= 0) if rules.kontra_re \
+        else np.zeros(0, dtype=np.int64)
+    if len(said):  # the rows rebuild no Kontra or Re: such hands keep their move list
+        texts = [None if not text_rows[i] else _text_of(rows, i) for i in range(n)]
+        for i in said:
+            texts[i] = encode_moves(batch.moves(int(i)))
+        games["moves"] = pa.array(texts, pa.string())
+
+
+def _text_of(rows: Any, i: int) -> str:
+    return bytes(rows.text[rows.offsets[i]:rows.offsets[i + 1]]).decode("ascii")
 
 
 def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
@@ -146,6 +195,8 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
         games[name] = _array(col(name), type_, valid, nulls)
     for name in ("schneider", "schwarz", "won", "overbid"):
         games[name] = _flag(col(name), valid, nulls)
+    if batch.extra is not None:
+        _house_columns(batch, games, passed, contract, valid, nulls, rows, text_rows)
     if sessions and n:
         session_no = index // HANDS_PER_SESSION
         labels = [f"sim-{batch.seed}-{s}" for s in range(int(session_no[0]),

@@ -28,7 +28,7 @@ def batch_tables(batch: BatchGames, options: SimulationOptions,
     """The ``games``, ``tricks`` and ``auction`` tables of a batch of the run ``options``
     (:func:`skatlog.ingest.sim_tables.batch_tables`); SimulationError when the batch was
     simulated with another seed or other bots."""
-    if (batch.seed, batch.bots) != (options.seed, options.bots):
+    if (batch.seed, batch.bots, batch.rules) != (options.seed, options.bots, options.rules):
         raise SimulationError("the batch was not simulated with these options")
     base = options.resolved().id_base
     assert base is not None
@@ -69,7 +69,8 @@ def _prefetched(options: SimulationOptions, start: int, stop: int | None, chunk:
     threads = current_workers()  # numba's setting is per thread: read it here, pass it on
 
     def produce(begin: int, end: int) -> tuple[BatchGames, Any]:
-        batch = simulate_batch(options.seed, begin, end - begin, options.bots, threads=threads)
+        batch = simulate_batch(options.seed, begin, end - begin, options.bots, threads=threads,
+                               rules=options.rules)
         return batch, convert(batch)
 
     if not ranges:

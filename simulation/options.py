@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from skatlog.engine.batch import BatchGames, bot_codes
-from skatlog.engine.batch.games import compiled_bot
+from skatlog.engine.batch.games import check_simulated_rules, compiled_bot
+from skatlog.engine.rules import ISKO, Rules
 from skatlog.ingest.sim_ids import MAX_HANDS, run_base
 from skatlog.ingest.sim_tables import player_names
 
@@ -39,6 +40,9 @@ class SimulationOptions:
     seed: int = 1
     bots: tuple[str, str, str] = ("rules", "rules", "rules")
     sessions: bool = False
+    #: The rule set: ``isko``, or ``isko`` with its house options ``kontra_re``, ``ramsch``
+    #: (R19, R20; :func:`skatlog.engine.batch.games.check_simulated_rules`).
+    rules: Rules = ISKO
     #: The id of hand 0 (:func:`skatlog.ingest.sim_ids.run_base`), derived from the fields
     #: above and the simulator; :meth:`resolved` fills it in once, so that every thread,
     #: process and Dask worker numbers the run's hands alike.
@@ -52,6 +56,9 @@ class SimulationOptions:
             raise SimulationError(f"--seed must be in 0 .. 2**63-1, not {self.seed}")
         try:
             bot_codes(self.bots)
+            check_simulated_rules(self.rules)
+            if self.rules != ISKO and not self.compiled:
+                raise SimulationError(f"the pimc bot plays {ISKO} only, not {self.rules}")
         except ValueError as err:
             raise SimulationError(str(err)) from None
 
@@ -59,8 +66,9 @@ class SimulationOptions:
         """These options with :attr:`id_base` worked out."""
         if self.id_base is not None:
             return self
-        return replace(self, id_base=run_base(self.seed, self.bots,
-                                              1 if self.sessions else 0))
+        return replace(self, id_base=run_base(
+            self.seed, self.bots, 1 if self.sessions else 0,
+            "" if self.rules == ISKO else str(self.rules)))
 
     @property
     def compiled(self) -> bool:

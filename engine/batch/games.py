@@ -11,9 +11,11 @@ from ..cards import DECK
 from ..contract import Contract, Declaration
 from ..deal import Deal
 from ..jit import HAVE_NUMBA
-from ..moves import Bid, Declare, Discard, Hold, Move, Pass, PickUp, Play
+from ..moves import Bid, Declare, Discard, Hold, Kontra, Move, Pass, PickUp, Play, Re
+from ..rules import ISKO, Rules
 from .config import BadBotConfig, split_bot
 from .kernel import (
+    EXTRA_COLUMNS,
     GAME_COLUMNS,
     MAX_CALLS,
     RANDOM_BOT,
@@ -31,6 +33,7 @@ REFERENCE_BOT = 2
 #: of :mod:`skatlog.engine.pimc`, ``pimc:k=N`` with N sampled deals a card, default 20).
 BOT_CODES = {"random": RANDOM_BOT, "rules": RULES_BOT, "pimc": REFERENCE_BOT}
 _COL = {name: i for i, name in enumerate(GAME_COLUMNS)}
+_EXTRA = {name: i for i, name in enumerate(EXTRA_COLUMNS)}
 
 
 class UnknownBot(ValueError):
@@ -113,12 +116,20 @@ class BatchGames:
     discard: np.ndarray
     cards: np.ndarray
     winners: np.ndarray
+    #: The rule set the hands were played under (``isko``, or with the house options
+    #: ``kontra_re`` and ``ramsch``), and then its :data:`~.kernel.EXTRA_COLUMNS` a hand.
+    rules: Rules = ISKO
+    extra: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.deal.shape[0])
 
     def column(self, name: str) -> np.ndarray:
-        """One of :data:`~.kernel.GAME_COLUMNS` for every hand."""
+        """One of :data:`~.kernel.GAME_COLUMNS` (or, under the house options, of
+        :data:`~.kernel.EXTRA_COLUMNS`) for every hand."""
+        if name in _EXTRA:
+            assert self.extra is not None, "no house options in this batch"
+            return self.extra[:, _EXTRA[name]]
         return self.game[:, _COL[name]]
 
     @property
@@ -150,8 +161,8 @@ class BatchGames:
             else:
                 moves.append(Bid(seat, code))
         declaration = self.declaration_of(row)
-        if declaration is None:
-            return moves
+        if declaration is None:  # passed in, or a Ramsch: Forehand leads (R20)
+            return moves + self._plays(row, 0)
         declarer = int(self.game[row, _COL["declarer"]])
         declare = Declare(declarer, declaration)
         if self.game[row, _COL["pickup"]]:
@@ -164,13 +175,20 @@ class BatchGames:
                 moves += [discard, declare]
         else:
             moves.append(declare)
-        leader = 0
+        if self.extra is not None and self.extra[row, 0] >= 0:  # R19: before the first card
+            moves.append(Kontra(int(self.extra[row, 0])))
+            if self.extra[row, 1]:
+                moves.append(Re(declarer))
+        return moves + self._plays(row, 0)
+
+    def _plays(self, row: int, leader: int) -> list[Move]:
+        plays: list[Move] = []
         for k in range(int(self.game[row, _COL["n_cards"]])):
             trick, pos = divmod(k, 3)
-            moves.append(Play((leader + pos) % 3, DECK[int(self.cards[row, k])]))
+            plays.append(Play((leader + pos) % 3, DECK[int(self.cards[row, k])]))
             if pos == 2:
                 leader = int(self.winners[row, trick])
-        return moves
+        return plays
 
 
 def _threads() -> int:
@@ -195,6 +213,7 @@ def simulate_batch(
     bots: tuple[str, str, str] | list[str] = ("rules", "rules", "rules"),
     threads: int | None = None,
     in_card_order: bool = True,
+    rules: Rules = ISKO,
 ) -> BatchGames:
     """Simulate hands ``start .. start + count - 1`` of the run ``seed``.
 
@@ -204,7 +223,10 @@ def simulate_batch(
     Each deal lists its hands and skat in card order (:func:`.kernel.list_in_card_order`);
     ``in_card_order=False`` keeps the shuffled order instead (the generator fingerprint,
     which dates from before, hashes that order, so run ids stay what they were).
+    ``rules``: ``isko`` or ``isko`` with the house options ``kontra_re`` and ``ramsch``
+    (:func:`check_simulated_rules`), played by the compiled loop.
     """
+    check_simulated_rules(rules)
     if seed < 0 or start < 0 or count < 0:
         raise ValueError("seed, start and count must be non-negative")
     if not HAVE_NUMBA:  # as plain Python the kernel's fixed-width integer tricks misfire
@@ -222,6 +244,10 @@ def simulate_batch(
     cards = np.empty((count, 30), dtype=np.int8)
     winners = np.empty((count, 10), dtype=np.int8)
     arrays = (deal, n_calls, calls, call_seats, game, discard, cards, winners)
+    flags = rules.flags
+    extra = np.empty((count if flags else 0, len(EXTRA_COLUMNS)), dtype=np.int16)
+    if flags and (codes == REFERENCE_BOT).any():
+        raise UnknownBot(f"the pimc bot plays {ISKO} only, not {rules}")
     slices = _slices(count, threads if threads is not None else _threads())
     reference = bool((codes == REFERENCE_BOT).any())
     if reference:  # the engine's players, a hand at a time: a slice a thread even for a few
@@ -234,7 +260,8 @@ def simulate_batch(
         if reference:
             play_batch(seed, start + begin, bots, *(a[begin:end] for a in arrays))
         else:
-            simulate_into(seed, start + begin, codes, cfgs, *(a[begin:end] for a in arrays))
+            simulate_into(seed, start + begin, codes, cfgs, *(a[begin:end] for a in arrays),
+                          flags, extra[begin:end])
         if in_card_order:
             list_in_card_order(deal[begin:end])
 
@@ -246,4 +273,24 @@ def simulate_batch(
             for job in jobs:
                 job.result()
     return BatchGames(seed, start, (bots[0], bots[1], bots[2]), deal, n_calls, calls,
-                      call_seats, game, discard, cards, winners)
+                      call_seats, game, discard, cards, winners, rules,
+                      extra if flags else None)
+
+
+#: The options of ``isko`` the compiled loop plays (R19, R20); Bock (R21) is a session's
+#: fact, not a hand's, and is not simulated yet.
+SIMULATED_OPTIONS = frozenset({"kontra_re", "ramsch"})
+
+
+def check_simulated_rules(rules: Rules) -> None:
+    """UnsupportedRules unless the simulator plays ``rules``: ``isko`` with any of
+    :data:`SIMULATED_OPTIONS` (``isko+iss``, ``bock`` and ``foster`` are not simulated)."""
+    if rules.name != ISKO.name or not set(rules.options) <= SIMULATED_OPTIONS:
+        raise UnsupportedRules(
+            f"the simulator plays {ISKO} and its options "
+            f"{', '.join(sorted(SIMULATED_OPTIONS))} (e.g. isko+kontra_re+ramsch), not "
+            f"{rules}")
+
+
+class UnsupportedRules(ValueError):
+    """A rule set the batch simulator does not play."""

@@ -42,6 +42,7 @@ from .tables import (
 FULL = (1 << 32) - 1
 TRUMP = 4
 GRAND = 4
+RAMSCH = core.RAMSCH
 _ACE, _TEN, _KING, _JACK = 7, 3, 6, 4
 
 #: Strength (hundredths of a trick, see :func:`strength`) a game needs after the skat.
@@ -1079,3 +1080,61 @@ def _null_card(seat: int, hand: int, legal: int, declarer: int, trick0: int, tri
     if best_seat == declarer and under:
         return _pick(under, contract, 1)
     return _pick(legal, contract, 1)  # the trick cannot catch the declarer: shed high
+
+
+# ------------------------------------------------- house options: Kontra/Re, Ramsch (R19, R20)
+#: A defender says Kontra (R19) when his own ten cards would take this many hundredths of a
+#: trick in the declared contract (:func:`strength`): the declarer is then short of the
+#: trumps or the aces the bid promised.
+KONTRA_STRENGTH = np.array([300, 300, 300, 300, 300], dtype=np.int64)
+#: The declarer answers Re when his hand after the discard is this much above what his game
+#: needs (:func:`threshold`).
+RE_MARGIN = 250
+
+
+@njit
+def says_kontra(hand: int, contract: int, cfg: np.ndarray) -> bool:
+    """Whether the rules bot, defending ``contract`` with ``hand``, says Kontra (R19): never
+    against a null (a defender cannot judge a hand that wants no trick), else when his hand
+    is strong in the declarer's own contract (:data:`KONTRA_STRENGTH`)."""
+    if contract == NULL:
+        return False
+    return strength(hand, contract, cfg) >= KONTRA_STRENGTH[contract]
+
+
+@njit
+def says_re(hand: int, contract: int, cfg: np.ndarray) -> bool:
+    """Whether the rules bot, declarer of ``contract`` with ``hand`` (after the discard),
+    answers a Kontra with Re (R19): a null never, else a hand well above its game's need."""
+    if contract == NULL:
+        return False
+    return strength(hand, contract, cfg) >= threshold(contract, cfg) + RE_MARGIN
+
+
+@njit
+def ramsch_card(hand: int, legal: int, trick0: int, trick1: int, in_trick: int) -> int:
+    """The rules bot's card in a Ramsch (R20: each for himself, the jacks alone trumps, the
+    most card points lose). Leading: the lowest plain card (no jack), so that another
+    player has to take the trick. Following: the card that loses the trick and sheds the
+    most points (the highest such card when points tie); when every card wins, the one
+    with the fewest points, the highest first (it would win later anyway)."""
+    kind = RAMSCH
+    if in_trick == 0:
+        plain = legal & ~FOLLOW_T[kind, TRUMP]
+        return _pick(plain if plain else legal, kind, 2)
+    best = trick0
+    if in_trick == 2 and beats(trick1, trick0, kind):
+        best = trick1
+    losers = legal & ~BEATERS_T[kind, best]
+    pick = -1
+    pick_key = -(1 << 40)
+    rest = losers if losers else legal
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        points = POINTS_T[card]
+        key = (100 * points if losers else -100 * points) + POWER_T[kind, card]
+        if key > pick_key:
+            pick_key = key
+            pick = card
+    return pick

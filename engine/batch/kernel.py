@@ -300,12 +300,94 @@ def list_in_card_order(deal: np.ndarray) -> None:
                 deal[i, j + 1] = card
 
 
+#: Columns of the ``extra`` output array (house options, R19 and R20): the seat that said
+#: Kontra (-1: none), whether the declarer said Re, a Ramsch's card points and scores by seat.
+EXTRA_COLUMNS = ("kontra_by", "re", "ramsch_points_0", "ramsch_points_1", "ramsch_points_2",
+                 "ramsch_value_0", "ramsch_value_1", "ramsch_value_2")
+
+
+@njit
+def _kontra_re(state: np.uint64, d: int, contract: int, hands: np.ndarray, b0: int, b1: int,
+               b2: int, c0: np.ndarray, c1: np.ndarray, c2: np.ndarray
+               ) -> tuple[np.uint64, int, int]:
+    """R19 before the first card: the defenders in seat order may say Kontra, then the
+    declarer Re; returns the state, the Kontra's seat (-1) and Re (0/1)."""
+    kontra_by = -1
+    for seat in range(3):
+        if seat == d:
+            continue
+        if _of_seat(seat, b0, b1, b2) == RANDOM_BOT:
+            state, r = _below(state, 4)
+            says = r == 0
+        else:
+            says = h.says_kontra(hands[seat], contract, c0 if seat == 0 else (
+                c1 if seat == 1 else c2))
+        if says:
+            kontra_by = seat
+            break
+    re = 0
+    if kontra_by >= 0:
+        if _of_seat(d, b0, b1, b2) == RANDOM_BOT:
+            state, r = _below(state, 2)
+            re = 1 if r == 0 else 0
+        else:
+            re = 1 if h.says_re(hands[d], contract, c0 if d == 0 else (
+                c1 if d == 1 else c2)) else 0
+    return state, kontra_by, re
+
+
+@njit
+def _play_ramsch(state: np.uint64, i: int, hands: np.ndarray, b0: int, b1: int, b2: int,
+                 cards: np.ndarray, winners: np.ndarray, extra: np.ndarray,
+                 skat_points: int) -> np.uint64:
+    """Play hand ``i`` as a Ramsch (R20): Forehand leads, the jacks alone are trumps, the
+    skat's points go to the last trick's winner; its points and scores go to ``extra``."""
+    kind = core.RAMSCH
+    leader = 0
+    by_seat = 0
+    for t in range(N_TRICKS):
+        t0 = -1
+        t1 = -1
+        card = -1
+        follow = -1
+        for k in range(3):
+            seat = _seat(leader + k)
+            hand = hands[seat]
+            legal = core.legal_cards(hand, follow)
+            if _of_seat(seat, b0, b1, b2) == RANDOM_BOT:
+                state, card = _random_card(state, hand, follow)
+            else:
+                card = h.ramsch_card(hand, legal, t0, t1, k)
+            hands[seat] = hand & ~(1 << card)
+            cards[i, 3 * t + k] = card
+            if k == 0:
+                t0 = card
+                follow = core.follow_mask(kind, card)
+            elif k == 1:
+                t1 = card
+        leader, by_seat = _close_trick(kind, leader, t0, t1, card, by_seat)
+        winners[i, t] = leader
+    by_seat += skat_points << (16 * leader)
+    p0 = by_seat & 0xFFFF
+    p1 = (by_seat >> 16) & 0xFFFF
+    p2 = (by_seat >> 32) & 0xFFFF
+    v0, v1, v2, _, _ = core.ramsch_score(p0, p1, p2, (by_seat >> 48) & 0x1F,
+                                         (by_seat >> 53) & 0x1F, (by_seat >> 58) & 0x1F)
+    extra[i, 2] = p0
+    extra[i, 3] = p1
+    extra[i, 4] = p2
+    extra[i, 5] = v0
+    extra[i, 6] = v1
+    extra[i, 7] = v2
+    return state
+
+
 @njit(nogil=True)
 def simulate_into(
     seed: int, start: int, bots_by_position: np.ndarray, cfgs: np.ndarray,
     deal: np.ndarray, n_calls: np.ndarray, calls: np.ndarray, call_seats: np.ndarray,
     game: np.ndarray, discard: np.ndarray, cards: np.ndarray, winners: np.ndarray,
-    flags: int = 0,
+    flags: int, extra: np.ndarray,
 ) -> None:
     """Play hands ``start .. start + len(deal) - 1`` into the arrays (rows 0 ..).
 
@@ -320,8 +402,14 @@ def simulate_into(
     ``np.empty``. One hand is one pass of the loop, not a function call: numba would count
     references to the eight arrays on every call. The GIL is released: callers run slices of
     one batch on several threads. ``flags`` is the rule set's ``core.RULE_*`` bits (0:
-    ``isko``, skatlog's own games).
+    ``isko``, skatlog's own games). With the house options ``kontra_re`` and ``ramsch``
+    (R19, R20) ``extra`` (one row a hand; no rows otherwise) receives each hand's
+    :data:`EXTRA_COLUMNS`: who said Kontra, Re, and a Ramsch's card points and scores by
+    seat; an all-pass hand is then played as a Ramsch (``decl`` -1, 30 cards). The bots
+    decide Kontra and Re by their hand evaluation (:func:`.heuristics.says_kontra`,
+    :func:`.heuristics.says_re`; the random bot: a coin).
     """
+    variants = extra.shape[0] > 0 and (flags & (core.RULE_KONTRA_RE | core.RULE_RAMSCH)) != 0
     hands = np.empty(3, dtype=np.int64)  # the three hands' card masks, by seat
     p0 = bots_by_position[0]
     p1 = bots_by_position[1]
@@ -387,6 +475,10 @@ def simulate_into(
         n_calls[i] = nc
         game[i, 0] = declarer
         game[i, 1] = bid
+        if variants:
+            for col in range(extra.shape[1]):
+                extra[i, col] = 0
+            extra[i, 0] = -1
         if declarer < 0:  # passed in (R4)
             for col in range(2, game.shape[1]):
                 game[i, col] = 0
@@ -397,6 +489,10 @@ def simulate_into(
                 cards[i, k] = -1
             for k in range(N_TRICKS):
                 winners[i, k] = -1
+            if variants and core.ramsch_on_all_pass(flags):  # R20: played each for himself
+                state = _play_ramsch(state, i, hands, b0, b1, b2, cards, winners, extra,
+                                     core.POINTS[deal[i, 30]] + core.POINTS[deal[i, 31]])
+                game[i, 5] = N_CARDS
             continue
 
         # ---- skat, discard and declaration (R5-R7)
@@ -446,6 +542,13 @@ def simulate_into(
         z_ann = DECL_T[decl, 3]
         ouvert = DECL_T[decl, 4]
         ending = core.END_NONE
+        doubles = 0
+        if variants and (flags & core.RULE_KONTRA_RE) != 0:  # R19, before the first card
+            state, kontra_by, re = _kontra_re(state, d, contract, hands, b0, b1, b2, c0, c1,
+                                              c2)
+            extra[i, 0] = kontra_by
+            extra[i, 1] = re
+            doubles = (1 if kontra_by >= 0 else 0) + re
 
         # ---- trick play (R8, R9)
         leader = 0
@@ -530,6 +633,8 @@ def simulate_into(
         won, value, game_value, mult, overbid, schneider, schwarz = core.score(
             contract, DECL_T[decl, 1], s_ann, z_ann, DECL_T[decl, 4], bid, mats,
             declarer_points, defender_points, declarer_tricks, defender_tricks, False)
+        if doubles:
+            value = core.doubled(value, doubles)
         game[i, 2] = pickup
         game[i, 3] = declare_first
         game[i, 4] = decl

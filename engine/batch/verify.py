@@ -24,7 +24,7 @@ def verify_batch(batch: BatchGames, rows: range | None = None) -> list[Mismatch]
     out: list[Mismatch] = []
     for row in rows if rows is not None else range(len(batch)):
         index = batch.start + row
-        state = GameState(batch.deal_of(row))
+        state = GameState(batch.deal_of(row), rules=batch.rules)
         try:
             for move in batch.moves(row):
                 state.apply(move)
@@ -64,6 +64,17 @@ def verify_batch(batch: BatchGames, rows: range | None = None) -> list[Mismatch]
         elif declarer >= 0:
             got["score"] = None
             expected["score"] = "scored"
+        if batch.extra is not None:  # the house options: Kontra, Re, a Ramsch's result
+            extra = [int(x) for x in batch.extra[row]]
+            expected["kontra"] = None if extra[0] < 0 else extra[0]
+            got["kontra"] = result.kontra
+            expected["re"] = bool(extra[1])
+            got["re"] = result.re
+            ramsch = result.ramsch
+            played_ramsch = declarer < 0 and int(batch.column("n_cards")[row]) > 0
+            expected["ramsch"] = (tuple(extra[2:5]), tuple(extra[5:8])) if played_ramsch \
+                else None
+            got["ramsch"] = None if ramsch is None else (ramsch.points, ramsch.values)
         for name, wanted in expected.items():
             if got[name] != wanted:
                 out.append(Mismatch(index, name, wanted, got[name]))

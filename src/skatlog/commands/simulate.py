@@ -111,7 +111,8 @@ def simulate(
     seed: Annotated[int, typer.Option(
         "--seed", help="Seed: the same seed and options give identical output.")] = 1,
     bots: Annotated[str, typer.Option(
-        "--bots", help="Bots at table positions 1-3 (random, rules), comma-separated; one "
+        "--bots", help="Bots at table positions 1-3 (random, rules, rules:SETTING+..., "
+                       "pimc[:k=N]), comma-separated; one "
                        "name seats it three times.")] = "rules,rules,rules",
     sessions: Annotated[bool, typer.Option(
         "--sessions", help="Group hands into 12-hand sessions (R2).")] = False,
@@ -136,8 +137,9 @@ def simulate(
         "--wait", metavar="SECONDS", min=0, help=WAIT_HELP)] = None,
     rules_text: Annotated[str | None, typer.Option(
         "--rules", metavar="NAME[+OPTION]",
-        help="Rule set the bots play (docs/rules.md, 'Rule sets'); the simulator plays isko, "
-             "skatlog's own games (the default).")] = None,
+        help="Rule set the bots play (docs/rules.md, 'Rule sets'): isko, skatlog's own "
+             "games (the default), with the house options kontra_re and ramsch if wanted "
+             "(isko+kontra_re+ramsch; into an archive).")] = None,
 ) -> None:
     """Simulate hands with bots under the full rules, into the archive or a log file."""
     from skatlog.ingest.archive import ArchiveError, UnusableArchive, archive_path, lock_wait
@@ -151,11 +153,11 @@ def simulate(
         simulate_to_file,
     )
 
-    rules = parse_rules(rules_text)
-    if rules is not None and rules != ISKO:
+    rules = parse_rules(rules_text) or ISKO
+    if rules != ISKO and out is not None:
         raise typer.BadParameter(
-            f"the simulator plays {ISKO} (skatlog's own games, every game to ten tricks); "
-            f"{rules} is not simulated yet", param_hint="--rules")
+            f"--out writes {ISKO} hands only; simulate {rules} into an archive (--archive), "
+            "and skatlog export writes them as skatlog/1 records", param_hint="--out")
     console = Console(stderr=True, soft_wrap=True)  # an error is one line, however long
     stack = contextlib.ExitStack()
     if archive is not None and out is not None:
@@ -168,7 +170,7 @@ def simulate(
                                  "--scheduler too", param_hint="--staging")
     try:
         options = SimulationOptions(hands=hands, seed=seed, bots=parse_bots(bots),
-                                    sessions=sessions)
+                                    sessions=sessions, rules=rules)
         threads = set_workers(workers)
         if out is not None:
             file_format(out)
