@@ -95,6 +95,8 @@ def _house_columns(batch: BatchGames, games: dict[str, object], passed: np.ndarr
     if rules.kontra_re:
         games["kontra"] = batch.column("kontra_by") >= 0  # false where none was said
         games["re"] = batch.column("re") != 0
+    if rules.bock:
+        games["bock"] = batch.column("bock") != 0
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(ramsch * np.int32(3), out=offsets[1:])
     mask = pa.array(~ramsch)

@@ -43,7 +43,7 @@ CHECKED = (
 )
 #: ``games`` columns read besides :data:`CHECKED` (the replay's inputs).
 INPUTS = ("game_id", "deal", "rules", "recorded_rules", "extra_bids", "forehand", "middlehand",
-          "rearhand")
+          "rearhand", "bock")
 #: Problem lines kept per check of the whole archive (duplicates, orphans).
 LISTED = 50
 #: Games joined with their tricks and calls per pass: a large archive is checked in
@@ -118,6 +118,7 @@ def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
     count = len(columns["game_id"])
     rules = columns.get("rules") or [None] * count
     recorded = columns.get("recorded_rules") or [False] * count
+    bock = columns.get("bock") or [None] * count  # R21: a Bock hand doubles its value
     rows: list[int] = []
     records: list[Any] = []
     for row in range(count):
@@ -131,7 +132,7 @@ def verify_rows(columns: dict[str, list[Any]]) -> tuple[int, list[str]]:
                 moves = decode_moves(text)
             played_under = rules_of_row({"rules": rules[row], "recorded_rules": recorded[row]})
             records.append(replay(Deal.from_cards(columns["deal"][row]), moves,
-                                  rules=played_under))
+                                  rules=played_under, bock=bool(bock[row])))
             rows.append(row)
         except Exception as err:  # a bad row is a finding, not the end of the check
             source = " (moves rebuilt from its rows)" if columns["moves"][row] is None else ""

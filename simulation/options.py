@@ -57,6 +57,10 @@ class SimulationOptions:
         try:
             bot_codes(self.bots)
             check_simulated_rules(self.rules)
+            if self.rules.bock and not self.sessions:
+                raise SimulationError("the option bock needs --sessions: a Bock round is a "
+                                      "session's (R21), and the run is dealt in 12-hand "
+                                      "sessions")
             if self.rules != ISKO and not self.compiled:
                 raise SimulationError(f"the pimc bot plays {ISKO} only, not {self.rules}")
         except ValueError as err:

@@ -16,11 +16,13 @@ from typer.testing import CliRunner
 
 from skatlog.analytics.views import open_archive
 from skatlog.cli import app
-from skatlog.engine import Rules
+from skatlog.engine import GameState, Rules
 from skatlog.engine.batch import simulate_batch, verify_batch
 from skatlog.engine.batch.games import UnsupportedRules
+from skatlog.engine.session import HANDS_PER_SESSION, bock_hands
 
 HOUSE = "isko+kontra_re+ramsch"
+ALL_OPTIONS = "isko+kontra_re+ramsch+bock"
 
 
 @pytest.mark.parametrize("rules", [HOUSE, "isko+kontra_re", "isko+ramsch"])
@@ -64,14 +66,35 @@ def test_the_rules_bot_says_kontra_against_games_it_can_beat() -> None:
     assert won[kontra].mean() < won[played & ~kontra].mean() - 0.2
 
 
+def test_bock_hands_are_the_ones_the_engine_s_sessions_owe() -> None:
+    rules = Rules.parse(ALL_OPTIONS)
+    batch = simulate_batch(6, 0, 600, ("rules", "random", "rules"), rules=rules)
+    assert not verify_batch(batch)
+    flags = [bool(x) for x in batch.column("bock")]
+    assert 0 < sum(flags) < 600
+    results = []
+    for row in range(len(batch)):
+        state = GameState(batch.deal_of(row), rules=rules, bock=flags[row])
+        for move in batch.moves(row):
+            state.apply(move)
+        results.append(state.result())
+    for first in range(0, 600, HANDS_PER_SESSION):
+        session = slice(first, first + HANDS_PER_SESSION)
+        assert bock_hands(results[session], rules)[:-1] == flags[session]
+    later = simulate_batch(6, 207, 100, ("rules", "random", "rules"), rules=rules)
+    for name in ("game", "extra", "cards"):  # a slice from mid-session knows what it owes
+        assert np.array_equal(getattr(later, name), getattr(batch, name)[207:307]), name
+
+
 def test_unsupported_rule_sets_are_refused() -> None:
-    for text in ("isko+bock", "isko+iss", "foster"):
+    for text in ("isko+iss", "foster"):
         with pytest.raises(UnsupportedRules):
             simulate_batch(1, 0, 10, ("rules",) * 3, rules=Rules.parse(text))
 
 
 _COMPARED = ("outcome, contract, passed, ending, declarer, bid, kontra, re, ramsch_points, "
-             "ramsch_values, value, game_value, won, declarer_points, declarer_tricks, rules")
+             "ramsch_values, value, game_value, won, declarer_points, declarer_tricks, rules, "
+             "bock, session_id, hand_no")
 
 
 def _rows(archive: Path) -> list[tuple[object, ...]]:
@@ -86,8 +109,8 @@ def test_simulated_house_rules_rows_equal_the_logged_rows_of_the_same_hands(
         tmp_path: Path) -> None:
     runner = CliRunner()
     archive = tmp_path / "sim"
-    args = ["simulate", "--hands", "1500", "--seed", "3", "--rules", HOUSE, "--archive",
-            str(archive)]
+    args = ["simulate", "--hands", "1500", "--seed", "3", "--rules", ALL_OPTIONS,
+            "--sessions", "--archive", str(archive)]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     again = runner.invoke(app, args)
@@ -107,6 +130,10 @@ def test_simulated_house_rules_rows_equal_the_logged_rows_of_the_same_hands(
     con = open_archive(archive)
     assert con.execute("SELECT count(*) FROM games WHERE outcome = 'ramsch'").fetchone()[0] > 0
     assert con.execute("SELECT count(*) FROM games WHERE kontra").fetchone()[0] > 0
+    assert con.execute("SELECT count(*) FROM games WHERE bock").fetchone()[0] > 0
+    # the sessions view totals the same either way (ingest checked every Bock hand, R21)
+    query = "SELECT session_id, players, totals FROM sessions ORDER BY session_id"
+    assert con.execute(query).fetchall() == open_archive(logged).execute(query).fetchall()
 
 
 def test_house_rules_go_to_an_archive_not_to_out(tmp_path: Path) -> None:
@@ -115,5 +142,5 @@ def test_house_rules_go_to_an_archive_not_to_out(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--archive" in result.output
     refused = CliRunner().invoke(app, ["simulate", "--hands", "5", "--rules", "isko+bock",
                                        "--archive", str(tmp_path / "a")])
-    assert refused.exit_code == 2 and "kontra_re" in refused.output
+    assert refused.exit_code == 2 and "--sessions" in refused.output
     assert "Traceback" not in refused.output

@@ -29,6 +29,7 @@ from skatlog.ingest.export import export_archive
 from skatlog.ingest.jsonl import write_jsonl
 from skatlog.ingest.model import GameMeta, LogGame
 from skatlog.ingest.pipeline import ingest_paths
+from skatlog.ingest.verify import verify_archive
 
 RULES = Rules.parse("isko+kontra_re+ramsch+bock")
 NAMES = ("Anna", "Ben", "Clara")
@@ -87,6 +88,8 @@ def test_a_house_rules_session_goes_through_ingest_to_the_sessions_view(tmp_path
     archive = tmp_path / "archive"
     summary = ingest_paths([log], archive, progress=False)
     assert summary.stored == 12 and summary.rejected == 0
+    report = verify_archive(archive)  # the replay doubles the Bock hands as stored (R21)
+    assert report.ok and report.checked == 12, report.problems
     con = open_archive(archive)
     rows = con.execute("SELECT hand_no, kontra, re, bock, outcome, contract, ramsch_points,"
                        " ramsch_values, value FROM games ORDER BY hand_no").fetchall()

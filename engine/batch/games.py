@@ -20,6 +20,8 @@ from .kernel import (
     MAX_CALLS,
     RANDOM_BOT,
     RULES_BOT,
+    SESSION_HANDS,
+    bock_pass,
     list_in_card_order,
     simulate_into,
 )
@@ -223,9 +225,28 @@ def simulate_batch(
     Each deal lists its hands and skat in card order (:func:`.kernel.list_in_card_order`);
     ``in_card_order=False`` keeps the shuffled order instead (the generator fingerprint,
     which dates from before, hashes that order, so run ids stay what they were).
-    ``rules``: ``isko`` or ``isko`` with the house options ``kontra_re`` and ``ramsch``
-    (:func:`check_simulated_rules`), played by the compiled loop.
+    ``rules``: ``isko`` or ``isko`` with its house options ``kontra_re``, ``ramsch`` and
+    ``bock`` (:func:`check_simulated_rules`), played by the compiled loop; under ``bock``
+    the hands form 12-hand sessions by index (:func:`.kernel.bock_pass`).
     """
+    batch = _play(seed, start, count, bots, threads, in_card_order, rules)
+    if rules.bock and count:
+        assert batch.extra is not None
+        bock_pass(start, batch.game, batch.extra, _bock_owed(seed, start, bots, rules),
+                  rules.flags)
+    return batch
+
+
+def _play(
+    seed: int,
+    start: int,
+    count: int,
+    bots: tuple[str, str, str] | list[str] = ("rules", "rules", "rules"),
+    threads: int | None = None,
+    in_card_order: bool = True,
+    rules: Rules = ISKO,
+) -> BatchGames:
+    """:func:`simulate_batch` before the Bock pass: the hands as played."""
     check_simulated_rules(rules)
     if seed < 0 or start < 0 or count < 0:
         raise ValueError("seed, start and count must be non-negative")
@@ -245,7 +266,7 @@ def simulate_batch(
     winners = np.empty((count, 10), dtype=np.int8)
     arrays = (deal, n_calls, calls, call_seats, game, discard, cards, winners)
     flags = rules.flags
-    extra = np.empty((count if flags else 0, len(EXTRA_COLUMNS)), dtype=np.int16)
+    extra = np.zeros((count if flags else 0, len(EXTRA_COLUMNS)), dtype=np.int16)
     if flags and (codes == REFERENCE_BOT).any():
         raise UnknownBot(f"the pimc bot plays {ISKO} only, not {rules}")
     slices = _slices(count, threads if threads is not None else _threads())
@@ -277,9 +298,21 @@ def simulate_batch(
                       extra if flags else None)
 
 
-#: The options of ``isko`` the compiled loop plays (R19, R20); Bock (R21) is a session's
-#: fact, not a hand's, and is not simulated yet.
-SIMULATED_OPTIONS = frozenset({"kontra_re", "ramsch"})
+def _bock_owed(seed: int, start: int, bots: tuple[str, str, str] | list[str],
+               rules: Rules) -> int:
+    """The Bock hands hand ``start``'s session owes before it (R21): the session's earlier
+    hands are played again (microseconds each) and passed over."""
+    first = start - start % SESSION_HANDS
+    if first == start:
+        return 0
+    lead = _play(seed, first, start - first, bots, 1, True, rules)
+    assert lead.extra is not None
+    return int(bock_pass(first, lead.game, lead.extra, 0, rules.flags))
+
+
+#: The options of ``isko`` the compiled loop plays (R19-R21). With ``bock`` a run is
+#: dealt in sessions of 12 hands by hand index, each starting without Bock rounds.
+SIMULATED_OPTIONS = frozenset({"kontra_re", "ramsch", "bock"})
 
 
 def check_simulated_rules(rules: Rules) -> None:

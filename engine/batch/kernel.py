@@ -303,7 +303,35 @@ def list_in_card_order(deal: np.ndarray) -> None:
 #: Columns of the ``extra`` output array (house options, R19 and R20): the seat that said
 #: Kontra (-1: none), whether the declarer said Re, a Ramsch's card points and scores by seat.
 EXTRA_COLUMNS = ("kontra_by", "re", "ramsch_points_0", "ramsch_points_1", "ramsch_points_2",
-                 "ramsch_value_0", "ramsch_value_1", "ramsch_value_2")
+                 "ramsch_value_0", "ramsch_value_1", "ramsch_value_2", "bock")
+#: R21: a Bock round is one hand per player; sessions are 12 hands (engine/session.py).
+BOCK_ROUND_HANDS = 3
+SESSION_HANDS = 12
+
+
+@njit(nogil=True)
+def bock_pass(start: int, game: np.ndarray, extra: np.ndarray, owed: int, flags: int) -> int:
+    """R21 over hands ``start ..`` in order (after they were played: a Bock round changes
+    no play): mark each hand the session owes a Bock hand (``extra``'s ``bock``), double
+    its list value (a Ramsch's values too), and queue a round of :data:`BOCK_ROUND_HANDS`
+    after each hand that earns one (:func:`core.bock_earned`, on the value before Bock).
+    Sessions are :data:`SESSION_HANDS` hands by index and start owing nothing; ``owed`` is
+    what the session owes before hand ``start``. Returns what it owes after the last."""
+    for i in range(game.shape[0]):
+        if (start + i) % SESSION_HANDS == 0:
+            owed = 0
+        bock = owed > 0
+        owed = owed - 1 if owed > 0 else 0
+        if game[i, 0] >= 0 and core.bock_earned(
+                DECL_T[game[i, 4], 0], game[i, 14], game[i, 6] != 0, extra[i, 0] >= 0,
+                game[i, 7], flags):
+            owed += BOCK_ROUND_HANDS
+        extra[i, 8] = 1 if bock else 0
+        if bock:
+            game[i, 7] = core.doubled(game[i, 7], 1)
+            for seat in range(3):
+                extra[i, 5 + seat] = core.doubled(extra[i, 5 + seat], 1)
+    return owed
 
 
 @njit
@@ -409,7 +437,7 @@ def simulate_into(
     decide Kontra and Re by their hand evaluation (:func:`.heuristics.says_kontra`,
     :func:`.heuristics.says_re`; the random bot: a coin).
     """
-    variants = extra.shape[0] > 0 and (flags & (core.RULE_KONTRA_RE | core.RULE_RAMSCH)) != 0
+    variants = extra.shape[0] > 0  # a rule set with house options (R19-R21)
     hands = np.empty(3, dtype=np.int64)  # the three hands' card masks, by seat
     p0 = bots_by_position[0]
     p1 = bots_by_position[1]

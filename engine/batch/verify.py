@@ -24,7 +24,8 @@ def verify_batch(batch: BatchGames, rows: range | None = None) -> list[Mismatch]
     out: list[Mismatch] = []
     for row in rows if rows is not None else range(len(batch)):
         index = batch.start + row
-        state = GameState(batch.deal_of(row), rules=batch.rules)
+        bock = batch.extra is not None and bool(batch.extra[row, -1])  # R21: a Bock hand
+        state = GameState(batch.deal_of(row), rules=batch.rules, bock=bock)
         try:
             for move in batch.moves(row):
                 state.apply(move)

@@ -138,8 +138,9 @@ def simulate(
     rules_text: Annotated[str | None, typer.Option(
         "--rules", metavar="NAME[+OPTION]",
         help="Rule set the bots play (docs/rules.md, 'Rule sets'): isko, skatlog's own "
-             "games (the default), with the house options kontra_re and ramsch if wanted "
-             "(isko+kontra_re+ramsch; into an archive).")] = None,
+             "games (the default), with the house options kontra_re, ramsch, bock if "
+             "wanted (isko+kontra_re+ramsch+bock, bock with --sessions; into an archive)."
+        )] = None,
 ) -> None:
     """Simulate hands with bots under the full rules, into the archive or a log file."""
     from skatlog.ingest.archive import ArchiveError, UnusableArchive, archive_path, lock_wait
