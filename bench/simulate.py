@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from skatlog.analytics.stats import Z95, wilson_interval
-from skatlog.engine import RandomPlayer, play_hand, seeded_deal
+from skatlog.engine import ISKO, RandomPlayer, Rules, play_hand, seeded_deal
 from skatlog.engine.batch import simulate_batch, verify_batch
 from skatlog.simulation import SimulationOptions, set_workers, simulate_to_archive
 
@@ -75,6 +75,34 @@ def bench_compute(bots: tuple[str, str, str], hands: int) -> float:
         done += n
     return line(f"(b) batch compute only, {bots[0]}", hands, time.perf_counter() - start,
                 time.process_time() - cpu)
+
+
+def bench_house_rules(hands: int, rounds: int, folder: Path, threads: int) -> None:
+    """Issue 15, item 6: ``rules`` bots end to end into an archive under
+    ``isko+kontra_re+ramsch+bock`` against plain ``isko``, both in 12-hand sessions (Bock
+    needs them), alternating rounds; prints each rate, the medians and their ratio."""
+    house = Rules.parse("isko+kontra_re+ramsch+bock")
+    rates: dict[str, list[float]] = {"isko": [], str(house): []}
+    for k in range(max(1, rounds)):
+        for rules in (ISKO, house):
+            archive = folder / "archive-house"
+            shutil.rmtree(archive, ignore_errors=True)
+            options = SimulationOptions(hands=hands, seed=1 + k, bots=("rules",) * 3,
+                                        sessions=True, rules=rules)
+            simulate_to_archive(folder / "warmup-house", SimulationOptions(
+                hands=2000, seed=1, bots=("rules",) * 3, sessions=True, rules=rules))
+            cpu = time.process_time()
+            start = time.perf_counter()
+            summary = simulate_to_archive(archive, options)
+            seconds = time.perf_counter() - start
+            rates[str(rules)].append(line(f"(h) round {k + 1}, rules, {rules}, sessions",
+                                          summary.stored, seconds, time.process_time() - cpu))
+            shutil.rmtree(archive, ignore_errors=True)
+    plain, options_rate = (statistics.median(r) for r in rates.values())
+    print(f"  house rules / isko (medians of {len(rates['isko'])} rounds): "
+          f"{options_rate / plain:.2f} x (target >= 0.8: "
+          f"{'met' if options_rate >= 0.8 * plain else 'NOT met'}); CPU-bound rates on "
+          f"{threads} cores are printed per round")
 
 
 def bench_end_to_end(bots: tuple[str, str, str], hands: int, folder: Path,
@@ -199,6 +227,9 @@ def main() -> None:
                         help="alternating end-to-end random / OpenSpiel rounds (median)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--skip-verify", action="store_true")
+    parser.add_argument("--house-hands", type=int, default=0,
+                        help="also: rules bots under isko+kontra_re+ramsch+bock vs isko "
+                             "(sessions), alternating --rounds rounds of this many hands")
     parser.add_argument("--dir", type=Path, default=None, help="scratch directory")
     args = parser.parse_args()
     threads = set_workers(args.workers)
@@ -211,6 +242,8 @@ def main() -> None:
         compute_random = bench_compute(("random",) * 3, args.compute_hands)
         compute_rules = bench_compute(("rules",) * 3, args.compute_hands // 4)
         e2e_rules = bench_end_to_end(("rules",) * 3, args.rules_e2e_hands, folder, threads)
+        if args.house_hands:
+            bench_house_rules(args.house_hands, args.rounds, folder, threads)
         e2e_rates: list[float] = []
         spiel_rates: list[float] = []
         for k in range(max(1, args.rounds)):

@@ -21,7 +21,6 @@ from skatlog.engine.contract import Contract
 from skatlog.engine.rules import ISKO
 from skatlog.engine.session import HANDS_PER_SESSION
 
-from .moves_codec import encode_moves
 from .schema import table_from_columns
 from .sim_ids import run_ids
 from .sim_rows import TRICK_SMALL_COLUMNS, batch_rows, needs_moves_text
@@ -108,8 +107,15 @@ def _house_columns(batch: BatchGames, games: dict[str, object], passed: np.ndarr
         else np.zeros(0, dtype=np.int64)
     if len(said):  # the rows rebuild no Kontra or Re: such hands keep their move list
         texts = [None if not text_rows[i] else _text_of(rows, i) for i in range(n)]
-        for i in said:
-            texts[i] = encode_moves(batch.moves(int(i)))
+        kontra_by = batch.column("kontra_by")
+        declarer = batch.column("declarer")
+        n_cards = batch.column("n_cards")
+        re = batch.column("re")
+        for i in said:  # the compiled text, with the calls after the declaration (R19)
+            tokens = texts[i].split(" ")  # type: ignore[union-attr]
+            calls = [f"{kontra_by[i]}K"] + ([f"{declarer[i]}R"] if re[i] else [])
+            at = len(tokens) - int(n_cards[i])
+            texts[i] = " ".join(tokens[:at] + calls + tokens[at:])
         games["moves"] = pa.array(texts, pa.string())
 
 
@@ -132,6 +138,8 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
     positions = [(dealer + 1 + seat) % 3 for seat in range(3)]  # seat -> table position
     ids = run_ids(id_base, batch.start, n)
     text_rows = needs_moves_text(batch)  # the rest rebuild from their rows exactly
+    if batch.extra is not None and batch.rules.kontra_re:  # nor do Kontra and Re (R19)
+        text_rows = text_rows | (batch.column("kontra_by") >= 0)
     rows = batch_rows(batch, ids, text_rows)
 
     col = batch.column
