@@ -23,6 +23,7 @@ from skatlog.analytics.strategy import bot_rates, evaluate
 
 from . import figures as fg
 from .could_win import could_win_page
+from .house_rules import has_house_options, house_rules_page
 from .html import RATE_COLUMNS, Column, chart, esc, number, percent, plural, table
 from .parts import Part
 
@@ -57,6 +58,7 @@ class Page:
     description: str
     build: Callable[[Context], str]
     simulated_only: bool = False
+    house_only: bool = False  # only for a rule set with Kontra/Re, Ramsch or Bock
 
 
 def _best_worst(frame: pl.DataFrame, label: str, what: str, min_n: int = 30) -> str:
@@ -509,6 +511,9 @@ PAGES: tuple[Page, ...] = (
     Page("could-win.html", "Could it have been won?", "Could it be won?",
          "lost games best play would have won, won games best defence would have beaten",
          could_win_page),
+    Page("house-rules.html", "House rules: Kontra and Re, Ramsch, Bock", "House rules",
+         "declarer success with Kontra and Re, the Ramsch hands, the Bock rounds",
+         house_rules_page, house_only=True),
     Page("strategy.html", "Strategy advice under simulation", "Strategy",
          "the rule text's bidding advice tested on these bots' games", _strategy,
          simulated_only=True),
@@ -516,5 +521,7 @@ PAGES: tuple[Page, ...] = (
 
 
 def pages_for(part: Part) -> tuple[Page, ...]:
-    """The pages a part gets (the strategy page only for simulated games)."""
-    return tuple(p for p in PAGES if part.simulated or not p.simulated_only)
+    """The pages a part gets (the strategy page only for simulated games, the house rules
+    page only under a rule set with those options)."""
+    return tuple(p for p in PAGES if (part.simulated or not p.simulated_only)
+                 and (has_house_options(part.rules) or not p.house_only))

@@ -144,3 +144,27 @@ def test_house_rules_go_to_an_archive_not_to_out(tmp_path: Path) -> None:
                                        "--archive", str(tmp_path / "a")])
     assert refused.exit_code == 2 and "--sessions" in refused.output
     assert "Traceback" not in refused.output
+
+
+def test_the_report_has_a_house_rules_page_for_those_games_only(tmp_path: Path) -> None:
+    runner = CliRunner()
+    archive = tmp_path / "archive"
+    for rules in (ALL_OPTIONS, "isko"):
+        made = runner.invoke(app, ["simulate", "--hands", "3000", "--seed", "8", "--rules",
+                                   rules, "--sessions", "--archive", str(archive)])
+        assert made.exit_code == 0, made.output
+    out = tmp_path / "report"
+    built = runner.invoke(app, ["report", "--archive", str(archive), "--out", str(out),
+                                "--no-progress"])
+    assert built.exit_code == 0, built.output
+    pages = sorted(out.glob("*/house-rules.html"))
+    assert len(pages) == 1  # the isko line-up's part has none
+    html = pages[0].read_text()
+    con = open_archive(archive)
+    kontra = con.execute(f"SELECT count(*) FROM games WHERE rules = '{ALL_OPTIONS}' AND kontra"
+                         ).fetchone()[0]
+    ramsch = con.execute(f"SELECT count(*) FROM games WHERE rules = '{ALL_OPTIONS}' AND "
+                         "outcome = 'ramsch'").fetchone()[0]
+    assert f"Kontra was said in {kontra:,} of" in html
+    assert 't-ramsch' in html and f">{ramsch:,}<" in html
+    assert "Bock round" in html
