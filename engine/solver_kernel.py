@@ -438,7 +438,7 @@ def _cash(contract: int, mode: int, hands: np.ndarray, leader: int) -> int:
     return max(total_a, total_b)
 
 
-@njit
+@njit(nogil=True)  # threads solve at once: the pimc bot's slices (engine/batch/reference.py)
 def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
            alpha: int, beta: int, ctx: np.ndarray,
            table: np.ndarray

@@ -19,8 +19,10 @@ from .options import SimulationError, SimulationOptions, current_workers
 #: (measured: 50,000 takes ~5% less CPU per hand than 100,000 or 200,000).
 CHUNK = 50_000
 #: Hands per chunk when a bot of the line-up is played by the engine's players (``pimc``,
-#: seconds a hand): progress, commits and a stop come every few hands, not every 50,000.
-REFERENCE_CHUNK = 6
+#: about a second a hand): progress, commits and a stop come every few seconds, not every
+#: 50,000 hands; 24 hands make a slice of 12 for each of two threads (the search runs
+#: without the GIL, the players' Python between not).
+REFERENCE_CHUNK = 24
 
 
 def batch_tables(batch: BatchGames, options: SimulationOptions,
