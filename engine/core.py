@@ -595,6 +595,15 @@ def ramsch_on_all_pass(flags: int) -> bool:
 
 
 @njit
+def skat_to_last_trick(p0: int, p1: int, p2: int, last: int, skat_points: int
+                       ) -> tuple[int, int, int]:
+    """R20 (and Foster's F12): in a Ramsch nobody takes the skat; its card points go to the
+    winner of the last trick. The seats' card points with the skat's added."""
+    return (p0 + (skat_points if last == 0 else 0), p1 + (skat_points if last == 1 else 0),
+            p2 + (skat_points if last == 2 else 0))
+
+
+@njit
 def ramsch_score(p0: int, p1: int, p2: int, t0: int, t1: int, t2: int
                  ) -> tuple[int, int, int, bool, bool]:
     """Score a Ramsch (R20) from each seat's card points (the skat counted with the last

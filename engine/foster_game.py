@@ -362,9 +362,10 @@ class FosterHand:
         skat = self.deal.skat if self.discard is None else self.discard
         skat_points = int(core.skat_points(-1, -1, int(skat[0]), int(skat[1])))
         if self.game is FosterGame.RAMSCH:
-            seat_points = list(self.taken_points)
+            taken = self.taken_points
             last = self.tricks[-1].winner
-            seat_points[last] += skat_points  # F12: the last trick takes the skat
+            seat_points = [int(x) for x in core.skat_to_last_trick(  # F12, as R20
+                taken[0], taken[1], taken[2], last, skat_points)]
             t = self.taken_tricks
             values = core.foster_ramsch_score(seat_points[0], seat_points[1], seat_points[2],
                                               t[0], t[1], t[2], last)

@@ -637,8 +637,9 @@ class GameState:
     def _ramsch_result(self) -> GameResult:
         """R20: the skat goes with the last trick; each seat scored by the core; Bock (R21)
         doubles every value."""
-        points = list(self.taken_points)
-        points[self.tricks[-1].winner] += self.skat_points
+        taken = self.taken_points
+        points = [int(x) for x in core.skat_to_last_trick(
+            taken[0], taken[1], taken[2], self.tricks[-1].winner, self.skat_points)]
         t = self.taken_tricks
         v0, v1, v2, jungfrau, durchmarsch = core.ramsch_score(
             points[0], points[1], points[2], t[0], t[1], t[2])

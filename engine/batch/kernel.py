@@ -395,10 +395,8 @@ def _play_ramsch(state: np.uint64, i: int, hands: np.ndarray, b0: int, b1: int, 
                 t1 = card
         leader, by_seat = _close_trick(kind, leader, t0, t1, card, by_seat)
         winners[i, t] = leader
-    by_seat += skat_points << (16 * leader)
-    p0 = by_seat & 0xFFFF
-    p1 = (by_seat >> 16) & 0xFFFF
-    p2 = (by_seat >> 32) & 0xFFFF
+    p0, p1, p2 = core.skat_to_last_trick(by_seat & 0xFFFF, (by_seat >> 16) & 0xFFFF,
+                                         (by_seat >> 32) & 0xFFFF, leader, skat_points)
     v0, v1, v2, _, _ = core.ramsch_score(p0, p1, p2, (by_seat >> 48) & 0x1F,
                                          (by_seat >> 53) & 0x1F, (by_seat >> 58) & 0x1F)
     extra[i, 2] = p0
