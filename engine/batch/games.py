@@ -119,7 +119,8 @@ class BatchGames:
     cards: np.ndarray
     winners: np.ndarray
     #: The rule set the hands were played under (``isko``, or with the house options
-    #: ``kontra_re`` and ``ramsch``), and then its :data:`~.kernel.EXTRA_COLUMNS` a hand.
+    #: ``kontra_re``, ``ramsch``, ``bock``), and then its :data:`~.kernel.EXTRA_COLUMNS`
+    #: a hand.
     rules: Rules = ISKO
     extra: np.ndarray | None = None
 
