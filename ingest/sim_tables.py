@@ -70,12 +70,12 @@ def _flag(values: np.ndarray, valid: pa.Buffer | None, nulls: int) -> pa.Array:
 
 
 def _house_columns(batch: BatchGames, games: dict[str, object], passed: np.ndarray,
-                   contract: np.ndarray, valid: pa.Buffer | None, nulls: int, rows: Any,
-                   text_rows: np.ndarray) -> None:
-    """The columns of a batch played under ``isko``'s house options (R19, R20), over the
+                   contract: np.ndarray, rows: Any, text_rows: np.ndarray) -> None:
+    """The columns of a batch played under ``isko``'s house options (R19-R21), over the
     plain ones in ``games``: the rule set, ``kontra``/``re`` (null without ``kontra_re``,
     as a logged game's row has them), a Ramsch's outcome, contract, points and values by
-    seat, and the move lists of the hands with Kontra (the rows rebuild none of it)."""
+    seat, ``bock``, and the move lists of the hands with Kontra (the rows rebuild none of
+    it)."""
     assert batch.extra is not None
     n = len(batch)
     const = np.zeros(n, dtype=np.int32)
@@ -206,7 +206,7 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
     for name in ("schneider", "schwarz", "won", "overbid"):
         games[name] = _flag(col(name), valid, nulls)
     if batch.extra is not None:
-        _house_columns(batch, games, passed, contract, valid, nulls, rows, text_rows)
+        _house_columns(batch, games, passed, contract, rows, text_rows)
     if sessions and n:
         session_no = index // HANDS_PER_SESSION
         labels = [f"sim-{batch.seed}-{s}" for s in range(int(session_no[0]),
