@@ -628,6 +628,18 @@ def ramsch_score(p0: int, p1: int, p2: int, t0: int, t1: int, t2: int
     return v0, v1, v2, jungfrau, False
 
 
+#: R21: a Bock round is one hand per player at the table.
+BOCK_ROUND_HANDS = 3
+
+
+@njit
+def bock_step(owed: int, earned: bool) -> tuple[bool, int]:
+    """R21, one hand of a session: whether it is a Bock hand (the session owes one), and
+    what the session owes after it: one hand fewer, plus a round when the hand earns one
+    (rounds earned in a Bock round queue after it)."""
+    return owed > 0, (owed - 1 if owed > 0 else 0) + (BOCK_ROUND_HANDS if earned else 0)
+
+
 #: R21: a list value of this size or more (won or lost, Kontra/Re counted, Bock not)
 #: earns a Bock round.
 BOCK_VALUE = 100

@@ -15,8 +15,8 @@ from .record import GameRecord
 from .rules import ISKO, Rules
 
 HANDS_PER_SESSION = 12
-#: R21: a Bock round is one hand per player at the table.
-BOCK_ROUND_HANDS = 3
+#: R21: a Bock round is one hand per player at the table (the core's).
+BOCK_ROUND_HANDS = core.BOCK_ROUND_HANDS
 
 
 def seat_players(dealer: int) -> tuple[int, int, int]:
@@ -44,10 +44,8 @@ def bock_hands(results: Iterable[GameResult], rules: Rules) -> list[bool]:
     owed = 0
     out = []
     for result in results:
-        out.append(owed > 0)
-        owed = max(owed - 1, 0)
-        if earns_bock(result, rules):
-            owed += BOCK_ROUND_HANDS
+        bock, owed = core.bock_step(owed, earns_bock(result, rules))
+        out.append(bool(bock))
     out.append(owed > 0)
     return out
 

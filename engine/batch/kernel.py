@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import core
 from ..jit import HAVE_NUMBA, njit
+from ..session import HANDS_PER_SESSION
 from . import heuristics as h
 from .bits import ctpop
 from .tables import CALL_HOLD, CALL_PASS, DECL_T, EFFECTIVE_T, LADDER_T, N_DECL
@@ -304,33 +305,31 @@ def list_in_card_order(deal: np.ndarray) -> None:
 #: Kontra (-1: none), whether the declarer said Re, a Ramsch's card points and scores by seat.
 EXTRA_COLUMNS = ("kontra_by", "re", "ramsch_points_0", "ramsch_points_1", "ramsch_points_2",
                  "ramsch_value_0", "ramsch_value_1", "ramsch_value_2", "bock")
-#: R21: a Bock round is one hand per player; sessions are 12 hands (engine/session.py).
-BOCK_ROUND_HANDS = 3
-SESSION_HANDS = 12
+#: Hands of a session (R21's Bock rounds are owed within one).
+SESSION_HANDS = HANDS_PER_SESSION
 
 
 @njit(nogil=True)
 def bock_pass(start: int, game: np.ndarray, extra: np.ndarray, owed: int, flags: int) -> int:
     """R21 over hands ``start ..`` in order (after they were played: a Bock round changes
     no play): mark each hand the session owes a Bock hand (``extra``'s ``bock``), double
-    its list value (a Ramsch's values too), and queue a round of :data:`BOCK_ROUND_HANDS`
-    after each hand that earns one (:func:`core.bock_earned`, on the value before Bock).
+    its list value (a Ramsch's values too), and queue a round after each hand that earns
+    one (:func:`core.bock_step`, :func:`core.bock_earned` on the value before Bock).
     Sessions are :data:`SESSION_HANDS` hands by index and start owing nothing; ``owed`` is
     what the session owes before hand ``start``. Returns what it owes after the last."""
     for i in range(game.shape[0]):
         if (start + i) % SESSION_HANDS == 0:
             owed = 0
-        bock = owed > 0
-        owed = owed - 1 if owed > 0 else 0
-        if game[i, 0] >= 0 and core.bock_earned(
-                DECL_T[game[i, 4], 0], game[i, 14], game[i, 6] != 0, extra[i, 0] >= 0,
-                game[i, 7], flags):
-            owed += BOCK_ROUND_HANDS
+        earned = game[i, 0] >= 0 and core.bock_earned(
+            DECL_T[game[i, 4], 0], game[i, 14], game[i, 6] != 0, extra[i, 0] >= 0,
+            game[i, 7], flags)
+        bock, owed = core.bock_step(owed, earned)
         extra[i, 8] = 1 if bock else 0
         if bock:
-            game[i, 7] = core.doubled(game[i, 7], 1)
+            times = core.doublings(False, False, True)
+            game[i, 7] = core.doubled(game[i, 7], times)
             for seat in range(3):
-                extra[i, 5 + seat] = core.doubled(extra[i, 5 + seat], 1)
+                extra[i, 5 + seat] = core.doubled(extra[i, 5 + seat], times)
     return owed
 
 
@@ -574,7 +573,7 @@ def simulate_into(
                                               c2)
             extra[i, 0] = kontra_by
             extra[i, 1] = re
-            doubles = (1 if kontra_by >= 0 else 0) + re
+            doubles = core.doublings(kontra_by >= 0, re == 1, False)
 
         # ---- trick play (R8, R9)
         leader = 0
