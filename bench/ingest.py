@@ -202,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="--fresh-install: also install with SKATLOG_COMPILE_AT_INSTALL=0")
     parser.add_argument("--warm-runs", type=int, default=3,
                         help="--fresh-install: warm CLI runs after the first (median)")
+    parser.add_argument("--ingest-runs", type=int, default=3,
+                        help="--independent: warm ingests into fresh archives (median taken)")
     parser.add_argument("--child-ingest", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
