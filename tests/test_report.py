@@ -486,3 +486,18 @@ def test_leftovers_of_a_killed_build_are_removed(report: tuple[Path, ReportResul
     build_report(archive, tmp_path / "out")
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.dead0003.tmp",
                                                          ".out.busy0002.tmp", "out"]
+
+
+def test_a_vanished_partition_is_a_read_error(tmp_path: Path) -> None:
+    """pyarrow reports a partition deleted since its commit as a plain FileNotFoundError
+    with no filename, the path only quoted in its text: still the archive's fault, not the
+    report's output (CI once saw it reported as 'cannot write the report')."""
+    from skatlog.commands.report import _reading
+
+    part = tmp_path / "archive" / "tricks" / "part-1.parquet"
+    vanished = FileNotFoundError(f"Failed to open local file '{part}'. Detail: [errno 2] No"
+                                 " such file or directory")
+    assert _reading(vanished, tmp_path / "archive")
+    elsewhere = FileNotFoundError(f"Failed to open local file '{tmp_path / 'out' / 'x'}'")
+    assert not _reading(elsewhere, tmp_path / "archive")
+    assert not _reading(PermissionError(13, "Permission denied"), tmp_path / "archive")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -96,8 +97,12 @@ def _reading(err: OSError, root: Path) -> bool:
 
     if isinstance(err, pa.ArrowException):
         return True
-    name = err.filename if isinstance(err.filename, str) else ""
+    names = [err.filename] if isinstance(err.filename, str) else []
+    # pyarrow raises a plain FileNotFoundError for a vanished partition, with no filename
+    # but the path quoted in its text ("Failed to open local file '<path>'")
+    names += re.findall(r"'([^']+)'", str(err))
     try:
-        return bool(name) and Path(name).resolve().is_relative_to(root.resolve())
-    except OSError:
+        base = root.resolve()
+        return any(Path(name).resolve().is_relative_to(base) for name in names if name)
+    except (OSError, ValueError):
         return False
