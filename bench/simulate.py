@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from skatlog.analytics.stats import Z95, wilson_interval
-from skatlog.engine import ISKO, RandomPlayer, Rules, play_hand, seeded_deal
+from skatlog.engine import FOSTER, ISKO, RandomPlayer, Rules, play_hand, seeded_deal
 from skatlog.engine.batch import simulate_batch, verify_batch
 from skatlog.simulation import SimulationOptions, set_workers, simulate_to_archive
 
@@ -79,18 +79,21 @@ def bench_compute(bots: tuple[str, str, str], hands: int) -> float:
 
 def bench_house_rules(hands: int, rounds: int, folder: Path, threads: int) -> None:
     """Issue 15, item 6: ``rules`` bots end to end into an archive under
-    ``isko+kontra_re+ramsch+bock`` against plain ``isko``, both in 12-hand sessions (Bock
-    needs them), alternating rounds; prints each rate, the medians and their ratio."""
+    ``isko+kontra_re+ramsch+bock`` and under ``foster`` against plain ``isko``, all in
+    12-hand sessions (Bock needs them), alternating rounds; prints each rate, the medians
+    and their ratios to ``isko``."""
     house = Rules.parse("isko+kontra_re+ramsch+bock")
-    rates: dict[str, list[float]] = {"isko": [], str(house): []}
+    rule_sets = (ISKO, house, FOSTER)
+    rates: dict[str, list[float]] = {str(r): [] for r in rule_sets}
+    for rules in rule_sets:  # compile caches and page cache warm before the first round
+        simulate_to_archive(folder / "warmup-house", SimulationOptions(
+            hands=2000, seed=1, bots=("rules",) * 3, sessions=True, rules=rules))
     for k in range(max(1, rounds)):
-        for rules in (ISKO, house):
+        for rules in rule_sets:
             archive = folder / "archive-house"
             shutil.rmtree(archive, ignore_errors=True)
             options = SimulationOptions(hands=hands, seed=1 + k, bots=("rules",) * 3,
                                         sessions=True, rules=rules)
-            simulate_to_archive(folder / "warmup-house", SimulationOptions(
-                hands=2000, seed=1, bots=("rules",) * 3, sessions=True, rules=rules))
             cpu = time.process_time()
             start = time.perf_counter()
             summary = simulate_to_archive(archive, options)
@@ -98,11 +101,13 @@ def bench_house_rules(hands: int, rounds: int, folder: Path, threads: int) -> No
             rates[str(rules)].append(line(f"(h) round {k + 1}, rules, {rules}, sessions",
                                           summary.stored, seconds, time.process_time() - cpu))
             shutil.rmtree(archive, ignore_errors=True)
-    plain, options_rate = (statistics.median(r) for r in rates.values())
-    print(f"  house rules / isko (medians of {len(rates['isko'])} rounds): "
-          f"{options_rate / plain:.2f} x (target >= 0.8: "
-          f"{'met' if options_rate >= 0.8 * plain else 'NOT met'}); CPU-bound rates on "
-          f"{threads} cores are printed per round")
+    plain = statistics.median(rates[str(ISKO)])
+    for rules in rule_sets[1:]:
+        rate_ = statistics.median(rates[str(rules)])
+        print(f"  {rules} / isko (medians of {len(rates[str(ISKO)])} rounds): "
+              f"{rate_ / plain:.2f} x (target >= 0.8: "
+              f"{'met' if rate_ >= 0.8 * plain else 'NOT met'}); CPU-bound rates on "
+              f"{threads} cores are printed per round")
 
 
 def bench_end_to_end(bots: tuple[str, str, str], hands: int, folder: Path,
@@ -228,8 +233,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--skip-verify", action="store_true")
     parser.add_argument("--house-hands", type=int, default=0,
-                        help="also: rules bots under isko+kontra_re+ramsch+bock vs isko "
-                             "(sessions), alternating --rounds rounds of this many hands")
+                        help="also: rules bots under isko+kontra_re+ramsch+bock and foster "
+                             "vs isko (sessions), alternating --rounds rounds of this many "
+                             "hands")
+    parser.add_argument("--rule-sets-only", action="store_true",
+                        help="run only the --house-hands comparison of the rule sets")
     parser.add_argument("--dir", type=Path, default=None, help="scratch directory")
     args = parser.parse_args()
     threads = set_workers(args.workers)
@@ -238,6 +246,9 @@ def main() -> None:
     folder = args.dir or Path(tempfile.mkdtemp(prefix="skatlog-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
+        if args.rule_sets_only:
+            bench_house_rules(args.house_hands or 1_000_000, args.rounds, folder, threads)
+            return
         engine = bench_engine(args.engine_hands)
         compute_random = bench_compute(("random",) * 3, args.compute_hands)
         compute_rules = bench_compute(("rules",) * 3, args.compute_hands // 4)

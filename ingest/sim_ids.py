@@ -43,7 +43,24 @@ def generator_fingerprint() -> bytes:
     return digest.digest()
 
 
+def foster_fingerprint() -> bytes:
+    """:func:`generator_fingerprint` of the Foster loop (``foster``'s runs only, so that the
+    modern runs' ids stay what they were): the same probe played under ``foster``, its
+    ``extra`` array (the turned card, gucki, Ramsch) included."""
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.engine.rules import FOSTER
+
+    digest = hashlib.sha256(ID_SCHEME + b"/foster")
+    for bots in (("random", "random", "random"), ("rules", "random", "rules")):
+        probe = simulate_batch(0x5EED, 0, PROBE_HANDS, bots, threads=1, rules=FOSTER)
+        for array in (probe.deal, probe.n_calls, probe.calls, probe.call_seats, probe.game,
+                      probe.discard, probe.cards, probe.winners, probe.extra):
+            digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.digest()
+
+
 _FINGERPRINT: bytes | None = None
+_FOSTER_FINGERPRINT: bytes | None = None
 
 
 def run_base(seed: int, bots: Sequence[str], salt: int = 0, rules: str = "") -> int:
@@ -56,12 +73,16 @@ def run_base(seed: int, bots: Sequence[str], salt: int = 0, rules: str = "") -> 
     and the ids of a run are consecutive, which Parquet stores in almost no space. Two
     runs' ranges overlap with odds of about (hands of both)**2 / 2**64.
     """
-    global _FINGERPRINT
+    global _FINGERPRINT, _FOSTER_FINGERPRINT
     if _FINGERPRINT is None:
         _FINGERPRINT = generator_fingerprint()
     parts = [_FINGERPRINT, str(seed).encode(), ",".join(bots).encode(), str(salt).encode()]
     if rules:  # a rule set other than isko (its hands differ); isko's ids stay as they were
         parts.append(rules.encode())
+    if rules == "foster":  # Foster's own loop and bots: their behaviour names the run too
+        if _FOSTER_FINGERPRINT is None:
+            _FOSTER_FINGERPRINT = foster_fingerprint()
+        parts.append(_FOSTER_FINGERPRINT)
     key = b"\x1f".join(parts)
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
 

@@ -42,6 +42,17 @@ def _batch_simulator() -> str:
     return "batch simulator and its rows"
 
 
+def _foster_simulator() -> str:
+    from skatlog.engine.batch import simulate_batch
+    from skatlog.engine.rules import FOSTER
+
+    from .sim_tables import batch_tables
+
+    for bots in (("random",) * 3, ("rules",) * 3):
+        batch_tables(simulate_batch(1, 0, 30, bots, threads=1, rules=FOSTER), id_base=0)
+    return "Foster simulator and its rows"
+
+
 def _reference_engine() -> str:
     import random
 
@@ -63,7 +74,8 @@ def _reference_engine() -> str:
 
 
 #: The groups, slowest first, so the longest compile starts at once.
-GROUPS: tuple[Callable[[], str], ...] = (_iss_kernel, _batch_simulator, _reference_engine)
+GROUPS: tuple[Callable[[], str], ...] = (_iss_kernel, _batch_simulator, _foster_simulator,
+                                         _reference_engine)
 
 
 def _timed(group: Callable[[], str]) -> tuple[str, float]:

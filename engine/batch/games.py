@@ -11,9 +11,24 @@ from ..cards import DECK
 from ..contract import Contract, Declaration
 from ..deal import Deal
 from ..jit import HAVE_NUMBA
-from ..moves import Bid, Declare, Discard, Hold, Kontra, Move, Pass, PickUp, Play, Re
-from ..rules import ISKO, Rules
+from ..moves import (
+    Bid,
+    Declare,
+    Discard,
+    FosterDeclare,
+    Gucki,
+    Hold,
+    Kontra,
+    Move,
+    Pass,
+    PickUp,
+    Play,
+    Re,
+    Turn,
+)
+from ..rules import FOSTER, ISKO, Rules
 from .config import BadBotConfig, split_bot
+from .foster_kernel import FOSTER_EXTRA_COLUMNS, simulate_foster_into
 from .kernel import (
     EXTRA_COLUMNS,
     GAME_COLUMNS,
@@ -36,6 +51,7 @@ REFERENCE_BOT = 2
 BOT_CODES = {"random": RANDOM_BOT, "rules": RULES_BOT, "pimc": REFERENCE_BOT}
 _COL = {name: i for i, name in enumerate(GAME_COLUMNS)}
 _EXTRA = {name: i for i, name in enumerate(EXTRA_COLUMNS)}
+_FOSTER_EXTRA = {name: i for i, name in enumerate(FOSTER_EXTRA_COLUMNS)}
 
 
 class UnknownBot(ValueError):
@@ -129,7 +145,11 @@ class BatchGames:
 
     def column(self, name: str) -> np.ndarray:
         """One of :data:`~.kernel.GAME_COLUMNS` (or, under the house options, of
-        :data:`~.kernel.EXTRA_COLUMNS`) for every hand."""
+        :data:`~.kernel.EXTRA_COLUMNS`; under ``foster`` of
+        :data:`~.foster_kernel.FOSTER_EXTRA_COLUMNS`) for every hand."""
+        if self.rules.foster and name in _FOSTER_EXTRA:
+            assert self.extra is not None
+            return self.extra[:, _FOSTER_EXTRA[name]]
         if name in _EXTRA:
             assert self.extra is not None, "no house options in this batch"
             return self.extra[:, _EXTRA[name]]
@@ -144,8 +164,10 @@ class BatchGames:
         return Deal.from_cards([int(c) for c in self.deal[row]])
 
     def declaration_of(self, row: int) -> Declaration | None:
+        """The modern declaration of the hand (None when passed in, a Ramsch or under
+        ``foster``, whose games are not modern declarations: :meth:`moves`)."""
         decl = int(self.game[row, _COL["decl"]])
-        if decl < 0:
+        if decl < 0 or self.rules.foster:
             return None
         contract, hand, schneider, schwarz, ouvert = (int(x) for x in DECL_T[decl])
         return Declaration(Contract(contract), bool(hand), bool(schneider), bool(schwarz),
@@ -153,16 +175,9 @@ class BatchGames:
 
     def moves(self, row: int) -> list[Move]:
         """The hand's moves as engine values, in the order they were made."""
-        moves: list[Move] = []
-        for k in range(int(self.n_calls[row])):
-            code = int(self.calls[row, k])
-            seat = int(self.call_seats[row, k])
-            if code == CALL_PASS:
-                moves.append(Pass(seat))
-            elif code == CALL_HOLD:
-                moves.append(Hold(seat))
-            else:
-                moves.append(Bid(seat, code))
+        moves = self._calls(row)
+        if self.rules.foster:
+            return moves + self._foster_game(row)
         declaration = self.declaration_of(row)
         if declaration is None:  # passed in, or a Ramsch: Forehand leads (R20)
             return moves + self._plays(row, 0)
@@ -182,6 +197,46 @@ class BatchGames:
             moves.append(Kontra(int(self.extra[row, 0])))
             if self.extra[row, 1]:
                 moves.append(Re(declarer))
+        return moves + self._plays(row, 0)
+
+    def _calls(self, row: int) -> list[Move]:
+        moves: list[Move] = []
+        for k in range(int(self.n_calls[row])):
+            code = int(self.calls[row, k])
+            seat = int(self.call_seats[row, k])
+            if code == CALL_PASS:
+                moves.append(Pass(seat))
+            elif code == CALL_HOLD:
+                moves.append(Hold(seat))
+            else:
+                moves.append(Bid(seat, code))
+        return moves
+
+    def _foster_game(self, row: int) -> list[Move]:
+        """F5: the skat moves of a Foster hand (a turned card, gucki, or a solo named
+        alone), the lay-out, and the cards; a Ramsch goes straight to the cards (F4)."""
+        declarer = int(self.game[row, _COL["declarer"]])
+        if declarer < 0:
+            return self._plays(row, 0)
+        x = self.extra
+        assert x is not None
+        kind = int(self.game[row, _COL["decl"]])
+        declare = FosterDeclare(declarer, kind, bool(x[row, _FOSTER_EXTRA["schneider_announced"]]),
+                                bool(x[row, _FOSTER_EXTRA["schwarz_announced"]]))
+        moves: list[Move]
+        turned = int(x[row, _FOSTER_EXTRA["turned"]])
+        if not self.game[row, _COL["pickup"]]:
+            moves = [declare]
+        else:
+            if turned >= 0:
+                moves = [Turn(declarer, DECK[turned],
+                              bool(x[row, _FOSTER_EXTRA["passt_mir_nicht"]])), declare]
+            elif self.game[row, _COL["declare_first"]]:  # a gucki nullo, named first
+                moves = [declare, Gucki(declarer)]
+            else:
+                moves = [Gucki(declarer), declare]
+            moves.append(Discard(declarer, (DECK[int(self.discard[row, 0])],
+                                            DECK[int(self.discard[row, 1])])))
         return moves + self._plays(row, 0)
 
     def _plays(self, row: int, leader: int) -> list[Move]:
@@ -267,8 +322,11 @@ def _play(
     winners = np.empty((count, 10), dtype=np.int8)
     arrays = (deal, n_calls, calls, call_seats, game, discard, cards, winners)
     flags = rules.flags
+    foster = rules.foster
     extra = np.zeros((count if flags else 0, len(EXTRA_COLUMNS)), dtype=np.int16)
-    if flags and (codes == REFERENCE_BOT).any():
+    if foster:  # F5, F12: the turned card, gucki, announcements and Ramsch by seat
+        extra = np.empty((count, len(FOSTER_EXTRA_COLUMNS)), dtype=np.int16)
+    if (flags or foster) and (codes == REFERENCE_BOT).any():
         raise UnknownBot(f"the pimc bot plays {ISKO} only, not {rules}")
     slices = _slices(count, threads if threads is not None else _threads())
     reference = bool((codes == REFERENCE_BOT).any())
@@ -281,6 +339,9 @@ def _play(
     def play(begin: int, end: int) -> None:
         if reference:
             play_batch(seed, start + begin, bots, *(a[begin:end] for a in arrays))
+        elif foster:
+            simulate_foster_into(seed, start + begin, codes, cfgs,
+                                 *(a[begin:end] for a in arrays), extra[begin:end])
         else:
             simulate_into(seed, start + begin, codes, cfgs, *(a[begin:end] for a in arrays),
                           flags, extra[begin:end])
@@ -296,7 +357,7 @@ def _play(
                 job.result()
     return BatchGames(seed, start, (bots[0], bots[1], bots[2]), deal, n_calls, calls,
                       call_seats, game, discard, cards, winners, rules,
-                      extra if flags else None)
+                      extra if flags or foster else None)
 
 
 def _bock_owed(seed: int, start: int, bots: tuple[str, str, str] | list[str],
@@ -318,10 +379,14 @@ SIMULATED_OPTIONS = frozenset({"kontra_re", "ramsch", "bock"})
 
 def check_simulated_rules(rules: Rules) -> None:
     """UnsupportedRules unless the simulator plays ``rules``: ``isko`` with any of
-    :data:`SIMULATED_OPTIONS` (``isko+iss``, ``bock`` and ``foster`` are not simulated)."""
+    :data:`SIMULATED_OPTIONS`, or ``foster`` at a table of three (its compiled loop,
+    :mod:`.foster_kernel`); ``isko+iss`` (the conventions of recorded logs) is not
+    simulated."""
+    if rules == FOSTER:
+        return
     if rules.name != ISKO.name or not set(rules.options) <= SIMULATED_OPTIONS:
         raise UnsupportedRules(
-            f"the simulator plays {ISKO} and its options "
+            f"the simulator plays {FOSTER}, {ISKO} and its options "
             f"{', '.join(sorted(SIMULATED_OPTIONS))} (e.g. isko+kontra_re+ramsch), not "
             f"{rules}")
 
