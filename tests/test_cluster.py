@@ -56,6 +56,21 @@ def test_cluster_simulation_equals_single_process(client, tmp_path: Path) -> Non
             _rows(tmp_path / "single", table).sort_by("game_id")), table
 
 
+def test_cluster_simulation_of_foster_equals_single_process(client, tmp_path: Path) -> None:
+    from skatlog.engine import FOSTER
+    from skatlog.simulation.cluster import simulate_on_cluster
+
+    options = SimulationOptions(hands=1800, seed=5, bots=("rules", "random", "rules"),
+                                sessions=True, rules=FOSTER)
+    summary = simulate_on_cluster(client, tmp_path / "cluster", options, shard=700, chunk=300)
+    simulate_to_archive(tmp_path / "single", options)
+    assert summary.stored == 1800
+    for table in ("games", "tricks", "auction"):
+        assert _rows(tmp_path / "cluster", table).sort_by("game_id").equals(
+            _rows(tmp_path / "single", table).sort_by("game_id")), table
+    assert set(_rows(tmp_path / "single", "games").column("rules").to_pylist()) == {"foster"}
+
+
 def test_workers_stage_to_an_fsspec_url(client, tmp_path: Path) -> None:
     """The shared staging path may be any fsspec URL (here the in-process memory fs)."""
     from skatlog.simulation.cluster import simulate_on_cluster
