@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from skatlog.engine.rules import ISKO
+from skatlog.engine.rules import ISKO, Rules
 from skatlog.engine.session import HANDS_PER_SESSION
 
 from .model import GameError, GameMeta, LogGame, RecordedResult
@@ -64,6 +64,9 @@ class Claim:
     bots: tuple[str, str, str]
     index: int
     sessions: bool
+    #: The rule set the run was played under (the record's own ``rules``): ``isko``, its
+    #: house options, or ``foster``; it names the run's ids too (:func:`.sim_ids.run_base`).
+    rules: Rules = ISKO
 
 
 # ------------------------------------------------------------------ naming a hand
@@ -155,25 +158,47 @@ def claim_of(game: LogGame) -> Claim:
     sessions = tags.get("sessions", "")
     if sessions not in ("", "1"):
         raise ClaimError(f"the tag sessions is {sessions!r}, not \"1\"")
-    return Claim(seed, position_bots(bots, index), index, sessions == "1")
+    return Claim(seed, position_bots(bots, index), index, sessions == "1", _claimed_rules(game))
+
+
+def _claimed_rules(game: LogGame) -> Rules:
+    """The rule set a claimed hand was simulated under: the record's own, when the
+    simulator plays it (``isko``, its house options, ``foster``); else ``isko``, which
+    :func:`difference` then finds the record is not."""
+    from skatlog.engine.batch.games import UnsupportedRules, check_simulated_rules
+
+    if game.record is None:
+        return ISKO
+    try:
+        check_simulated_rules(game.record.rules)
+    except UnsupportedRules:
+        return ISKO
+    return game.record.rules
+
+
+def _rules_key(rules: Rules | str | None) -> str:
+    """The rule set as :func:`.sim_ids.run_base` names runs by it: "" for ``isko``."""
+    text = "" if rules is None else str(rules)
+    return "" if text in ("", str(ISKO)) else text
 
 
 @lru_cache(maxsize=4096)
-def _run_base(seed: int, bots: tuple[str, str, str], sessions: bool) -> int:
+def _run_base(seed: int, bots: tuple[str, str, str], sessions: bool, rules: str = "") -> int:
     from .sim_ids import run_base
 
-    return run_base(seed, bots, 1 if sessions else 0)
+    return run_base(seed, bots, 1 if sessions else 0, _rules_key(rules))
 
 
-def hand_index(game_id: int, seed: int, bots_by_seat: Sequence[str], sessions: bool
-               ) -> int | None:
+def hand_index(game_id: int, seed: int, bots_by_seat: Sequence[str], sessions: bool,
+               rules: str = "") -> int | None:
     """The index of the hand that has id ``game_id`` in the run (``seed``, the bots that
-    sit ``bots_by_seat`` in that hand, ``sessions``), or ``None`` when no index fits: the
-    hand came from a simulator that plays differently (its ids have another base), or
-    numba is missing (no simulator to fingerprint)."""
+    sit ``bots_by_seat`` in that hand, ``sessions``, the rule set ``rules``), or ``None``
+    when no index fits: the hand came from a simulator that plays differently (its ids have
+    another base), or numba is missing (no simulator to fingerprint)."""
     for dealer in range(3):
         try:
-            base = _run_base(seed, position_bots(bots_by_seat, dealer), sessions)
+            base = _run_base(seed, position_bots(bots_by_seat, dealer), sessions,
+                             _rules_key(rules))
         except RuntimeError:  # the batch simulator needs numba
             return None
         index = (game_id - base) % (1 << 64)
@@ -192,10 +217,12 @@ def export_identity(row: Mapping[str, Any]) -> tuple[str, dict[str, str]] | None
     seed = int(row["seed"])
     bots = str(row["bots"]).split(",")
     sessions = bool(row.get("session_id"))
-    index = hand_index(int(row["game_id"]), seed, bots, sessions)
+    rules = _rules_key(row.get("rules"))
+    index = hand_index(int(row["game_id"]), seed, bots, sessions, rules)
     if index is None or len(bots) != 3:
         return "", {"seed": str(seed), "bots": str(row["bots"])}
-    claim = Claim(seed, position_bots(bots, index), index, sessions)
+    claim = Claim(seed, position_bots(bots, index), index, sessions,
+                  Rules.parse(rules) if rules else ISKO)
     return f"sim-{seed}-{index}", simulated_tags(claim)
 
 
@@ -240,8 +267,8 @@ def difference(game: LogGame, claim: Claim, batch: Any, row: int) -> str:
 
     record = game.record
     assert record is not None
-    if record.rules != ISKO:
-        return f"it is replayed under {record.rules}, the simulator plays {ISKO} (R9)"
+    if record.rules != claim.rules:
+        return f"it is replayed under {record.rules}, the simulator plays {claim.rules} (R9)"
     # the simulator stores a deal in card order (Deal.sorted); a file may list it otherwise
     if bytes(record.deal.sorted().cards) != batch.deal[row].astype(np.uint8).tobytes():
         return "the deal is not the simulator's"
@@ -276,7 +303,8 @@ class SimulatedSpan:
         from .sim_tables import batch_tables
 
         if ingest_id not in self._tables:
-            base = _run_base(self.batch.seed, self.batch.bots, self.sessions)
+            base = _run_base(self.batch.seed, self.batch.bots, self.sessions,
+                             _rules_key(self.batch.rules))
             self._tables[ingest_id] = batch_tables(self.batch, base, self.sessions, ingest_id)
         return self._tables[ingest_id]
 
@@ -321,7 +349,7 @@ def reproduce(games: Sequence[LogGame], ingest_id: str | None = None) -> Reprodu
     """Check valid records that claim to be simulated hands (:func:`claims_simulation`) by
     re-simulating them, batched per stretch of each run; see the module doc."""
     out = Reproduced()
-    runs: dict[tuple[int, tuple[str, str, str], bool], list[tuple[Claim, LogGame]]] = \
+    runs: dict[tuple[int, tuple[str, str, str], bool, Rules], list[tuple[Claim, LogGame]]] = \
         defaultdict(list)
     parts: list[dict[str, pa.Table]] = []
     spans: dict[int, tuple[SimulatedSpan, list[int]]] = {}
@@ -335,13 +363,13 @@ def reproduce(games: Sequence[LogGame], ingest_id: str | None = None) -> Reprodu
         except ClaimError as err:
             out.logged.append(_not_reproduced(game, None, str(err)))
             continue
-        runs[claim.seed, claim.bots, claim.sessions].append((claim, game))
+        runs[claim.seed, claim.bots, claim.sessions, claim.rules].append((claim, game))
     for span, rows in spans.values():
         out.matched += len(rows)
         parts.append(_rows_of(span.tables(ingest_id), rows))
-    for (seed, bots, sessions), items in runs.items():
+    for (seed, bots, sessions, rules), items in runs.items():
         try:
-            parts += _reproduce_run(seed, bots, sessions, items, ingest_id, out)
+            parts += _reproduce_run(seed, bots, sessions, rules, items, ingest_id, out)
         except (RuntimeError, ValueError) as err:  # no numba; options the simulator refuses
             out.logged += [_not_reproduced(game, claim, f"it cannot be re-simulated ({err})")
                            for claim, game in items]
@@ -350,7 +378,7 @@ def reproduce(games: Sequence[LogGame], ingest_id: str | None = None) -> Reprodu
     return out
 
 
-def _reproduce_run(seed: int, bots: tuple[str, str, str], sessions: bool,
+def _reproduce_run(seed: int, bots: tuple[str, str, str], sessions: bool, rules: Rules,
                    items: list[tuple[Claim, LogGame]], ingest_id: str | None,
                    out: Reproduced) -> list[dict[str, pa.Table]]:
     """The simulator's tables for the claims of one run that match; the others go to
@@ -360,14 +388,14 @@ def _reproduce_run(seed: int, bots: tuple[str, str, str], sessions: bool,
     from .sim_tables import batch_tables
 
     spans = _spans(sorted({claim.index for claim, _ in items}))
-    base = _run_base(seed, bots, sessions)
+    base = _run_base(seed, bots, sessions, _rules_key(rules))
     by_span: dict[int, list[tuple[Claim, LogGame]]] = defaultdict(list)
     starts = [begin for begin, _ in spans]
     for item in items:
         by_span[int(np.searchsorted(starts, item[0].index, side="right")) - 1].append(item)
     parts = []
     for k, (begin, end) in enumerate(spans):
-        batch = simulate_batch(seed, begin, end - begin, bots)
+        batch = simulate_batch(seed, begin, end - begin, bots, rules=rules)
         rows = []
         for claim, game in by_span[k]:
             why = difference(game, claim, batch, claim.index - begin)

@@ -200,3 +200,26 @@ def test_the_pimc_bot_does_not_play_foster() -> None:
 def test_isko_ids_and_play_are_unchanged_by_foster() -> None:
     plain = simulate_batch(1, 0, 200, ("rules",) * 3, rules=ISKO)
     assert plain.extra is None and plain.rules == ISKO
+
+
+@pytest.mark.parametrize("rules", ["foster", "isko+kontra_re+ramsch+bock"])
+def test_an_exported_run_ingested_again_is_stored_once(tmp_path: Path, rules: str) -> None:
+    """A run under a rule set other than ``isko`` exports with the tags that name its hands,
+    and ingest re-simulates them under the record's rule set: into the run's own archive
+    nothing is stored twice, into a fresh one they are the simulator's rows."""
+    runner = CliRunner()
+    archive = tmp_path / "sim"
+    made = runner.invoke(app, ["simulate", "--hands", "300", "--seed", "9", "--rules", rules,
+                               "--sessions", "--archive", str(archive), "--no-progress"])
+    assert made.exit_code == 0, made.output
+    log = tmp_path / "run.jsonl"
+    assert runner.invoke(app, ["export", "--archive", str(archive), "--out", str(log)]
+                         ).exit_code == 0
+    again = runner.invoke(app, ["ingest", str(log), "--archive", str(archive)])
+    assert again.exit_code == 0, again.output
+    assert "stored      0" in again.output and "duplicates  300" in again.output, again.output
+    fresh = tmp_path / "fresh"
+    assert runner.invoke(app, ["ingest", str(log), "--archive", str(fresh)]).exit_code == 0
+    query = "SELECT game_id, origin, rules FROM games ORDER BY game_id"
+    assert open_archive(fresh).execute(query).fetchall() == \
+        open_archive(archive).execute(query).fetchall()
