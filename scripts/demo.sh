@@ -17,6 +17,7 @@ run demo --seed 1
 run validate data/samples || echo "(exit $?: the damaged records above are reported, not hidden)"
 run ingest data/samples --archive "$ARCHIVE"
 run simulate --hands 100000 --seed 1 --bots rules,rules,rules --archive "$ARCHIVE"
+run simulate --hands 6000 --seed 1 --rules foster --sessions --archive "$ARCHIVE"
 run verify --archive "$ARCHIVE" --quiet
 # Could the club's lost games have been won? Best play with every card known, per game.
 run analyze --archive "$ARCHIVE" --where "origin = 'log'"
@@ -25,5 +26,9 @@ run query "SELECT g.contract, count(*) AS lost, sum(a.dd_won::int) AS winnable_w
            GROUP BY ALL ORDER BY lost DESC" --archive "$ARCHIVE"
 run query "SELECT origin, contract, count(*) AS games, round(avg(won::int), 3) AS won
            FROM games WHERE outcome = 'played' GROUP BY ALL ORDER BY origin, games DESC" \
+    --archive "$ARCHIVE"
+run query "SELECT contract, count(*) AS games, round(avg(won::int), 3) AS won,
+           round(avg(value), 1) AS mean_value FROM games
+           WHERE rules = 'foster' AND outcome = 'played' GROUP BY ALL ORDER BY games DESC" \
     --archive "$ARCHIVE"
 run report --archive "$ARCHIVE" --out reports/out

@@ -149,7 +149,7 @@ def _nullo(hand: int, cfg: np.ndarray, bid: int) -> tuple[int, int]:
     danger = h.null_danger(hand, False, cfg)
     if danger == 0 and bid <= core.FOSTER_UNIT[core.F_SOLO_NULLO]:
         return core.FOSTER_UNIT[core.F_SOLO_NULLO], core.F_SOLO_NULLO
-    if danger <= int(cfg[c.NULL_RISK]) + 1 and bid <= core.FOSTER_UNIT[core.F_GUCKI_NULLO]:
+    if danger <= int(cfg[c.NULL_RISK]) and bid <= core.FOSTER_UNIT[core.F_GUCKI_NULLO]:
         return core.FOSTER_UNIT[core.F_GUCKI_NULLO], core.F_GUCKI_NULLO
     return 0, -1
 
