@@ -35,6 +35,9 @@ from .views import open_archive
 
 #: Games per task handed to a worker.
 BATCH = 8
+#: The rule set whose games the solver does not analyse: Foster's (his games are won by
+#: his own objectives and values, which :func:`skatlog.engine.solver.target` does not ask).
+UNSOLVED_RULES = "foster"
 
 
 @dataclass
@@ -47,11 +50,18 @@ class AnalysisSummary:
     seconds: float = 0.0
     workers: int = 1
     commits: int = 0
+    #: Played games the condition chose under a rule set the solver does not play (Foster's
+    #: games, F5: his own objectives and values), left out.
+    unsupported: int = 0
 
     def line(self) -> str:
         rate = self.analysed / self.seconds if self.seconds > 0 else 0.0
-        return (f"analysed {self.analysed:,} games in {self.seconds:.1f} s ({rate:,.2f}/s, "
+        text = (f"analysed {self.analysed:,} games in {self.seconds:.1f} s ({rate:,.2f}/s, "
                 f"{self.workers} workers); {self.already:,} were analysed before")
+        if self.unsupported:
+            text += (f"; {self.unsupported:,} games under foster were left out (the solver "
+                     "plays the modern game's contracts)")
+        return text
 
 
 def analyse_batch(batch: list[tuple[int, GameRecord]], ingest_id: str | None = None
@@ -100,7 +110,11 @@ def analyse_archive(archive: str | os.PathLike[str] | None = None, *,
     with ArchiveWriter(root) as writer:
         con = open_archive(root)
         check_where(con, where)
-        chosen = f"outcome = 'played' AND contract IS NOT NULL AND {where_clause(where)}"
+        condition = f"outcome = 'played' AND contract IS NOT NULL AND {where_clause(where)}"
+        chosen = f"{condition} AND rules IS DISTINCT FROM '{UNSOLVED_RULES}'"
+        summary.unsupported = con.execute(
+            f"SELECT count(*) FROM games WHERE {condition} AND rules = '{UNSOLVED_RULES}'"
+        ).fetchone()[0]  # type: ignore[index]
         ids = [r[0] for r in con.execute(
             f"SELECT game_id FROM games WHERE {chosen} AND game_id NOT IN "
             f"(SELECT game_id FROM analysis)").fetchall()]

@@ -223,3 +223,17 @@ def test_an_exported_run_ingested_again_is_stored_once(tmp_path: Path, rules: st
     query = "SELECT game_id, origin, rules FROM games ORDER BY game_id"
     assert open_archive(fresh).execute(query).fetchall() == \
         open_archive(archive).execute(query).fetchall()
+
+
+def test_analyze_leaves_foster_games_out_and_says_so(tmp_path: Path) -> None:
+    runner = CliRunner()
+    archive = tmp_path / "a"
+    made = runner.invoke(app, ["simulate", "--hands", "40", "--rules", "foster", "--archive",
+                               str(archive), "--no-progress"])
+    assert made.exit_code == 0, made.output
+    played = open_archive(archive).execute(
+        "SELECT count(*) FROM games WHERE outcome = 'played'").fetchone()[0]
+    result = runner.invoke(app, ["analyze", "--archive", str(archive), "-q"])
+    assert result.exit_code == 0, result.output
+    assert f"{played:,} games under foster were left out" in " ".join(result.output.split())
+    assert open_archive(archive).execute("SELECT count(*) FROM analysis").fetchone()[0] == 0
