@@ -30,6 +30,8 @@ Speed comes from these:
 * move ordering: the table's lead first; following, take a trick the opponents are winning
   as cheaply as possible (as richly as possible when last to play), smear points onto a
   partner's trick, otherwise throw the least;
+* the last two tricks solved directly (:func:`_endgame`: at most eight lines of plain
+  minimax), without nodes, table or bounds;
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
   play between them in rank and equal points (tricks and null: any) lead to the same
   value, so only one is tried.
@@ -65,6 +67,8 @@ KEY2_BITS = 34 + GEN_BITS
 KEY2_MASK = (1 << KEY2_BITS) - 1
 NO_BOUND = 127
 MAX_DEPTH = 32
+#: Trick boundaries with at most this many cards a hand are solved by :func:`_endgame`.
+ENDGAME_CARDS = 2
 
 
 def _play_order() -> np.ndarray:
@@ -438,6 +442,72 @@ def _cash(contract: int, mode: int, hands: np.ndarray, leader: int) -> int:
     return max(total_a, total_b)
 
 
+@njit(inline="always")
+def _trick_gain(contract: int, declarer: int, mode: int, leader: int, a: int, b: int, c: int
+                ) -> tuple[int, int]:
+    """The trick ``a, b, c`` led by ``leader``: its winner and the declarer's gain from it
+    (its points, one trick, or in null 1 for his trick), from the core's rules."""
+    winner = (leader + core.trick_winner(contract, a, b, c)) % 3
+    if winner != declarer:
+        return winner, 0
+    if mode == MODE_POINTS:
+        return winner, core.trick_points(a, b, c)
+    return winner, 1
+
+
+@njit
+def _endgame(contract: int, declarer: int, mode: int, hands: np.ndarray, leader: int) -> int:
+    """The exact gain of a trick boundary where each hand holds one or two cards
+    (``ENDGAME_CARDS``), by plain minimax over every legal card: at most eight lines,
+    cheaper than entering them as nodes, probing the table and cashing."""
+    second = (leader + 1) % 3
+    third = (leader + 2) % 3
+    h0 = hands[leader]
+    h1 = hands[second]
+    h2 = hands[third]
+    if h0 & (h0 - 1) == 0:  # one card each: the last trick
+        return _trick_gain(contract, declarer, mode, leader, _popcount(h0 - 1),
+                           _popcount(h1 - 1), _popcount(h2 - 1))[1]
+    null = mode == MODE_NULL
+    max0 = (leader == declarer) != null
+    max1 = (second == declarer) != null
+    max2 = (third == declarer) != null
+    best0 = -1 if max0 else 1 << 20
+    rest0 = h0
+    while rest0:
+        la = rest0 & -rest0
+        rest0 ^= la
+        a = _popcount(la - 1)
+        follow = core.follow_mask(contract, a)
+        legal1 = core.legal_cards(h1, follow)
+        legal2 = core.legal_cards(h2, follow)
+        best1 = -1 if max1 else 1 << 20
+        rest1 = legal1
+        while rest1:
+            lb = rest1 & -rest1
+            rest1 ^= lb
+            b = _popcount(lb - 1)
+            best2 = -1 if max2 else 1 << 20
+            rest2 = legal2
+            while rest2:
+                lc = rest2 & -rest2
+                rest2 ^= lc
+                c = _popcount(lc - 1)
+                winner, g = _trick_gain(contract, declarer, mode, leader, a, b, c)
+                if not (null and g > 0):  # R9: a null ends at the declarer's first trick
+                    # the last trick: the one card left in each hand, led by the winner
+                    left = (h0 ^ la, h1 ^ lb, h2 ^ lc)
+                    x = left[(winner - leader) % 3]
+                    y = left[(winner + 1 - leader) % 3]
+                    z = left[(winner + 2 - leader) % 3]
+                    g += _trick_gain(contract, declarer, mode, winner, _popcount(x - 1),
+                                     _popcount(y - 1), _popcount(z - 1))[1]
+                best2 = max(best2, g) if max2 else min(best2, g)
+            best1 = max(best1, best2) if max1 else min(best1, best2)
+        best0 = max(best0, best1) if max0 else min(best0, best1)
+    return best0
+
+
 @njit(nogil=True)  # threads solve at once: the pimc bot's slices (engine/batch/reference.py)
 def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
            alpha: int, beta: int, ctx: np.ndarray,
@@ -531,6 +601,9 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     done = True
                 elif beta <= 0:
                     ret = 0
+                    done = True
+                elif _popcount(hands[leader]) <= ENDGAME_CARDS:
+                    ret = _endgame(contract, declarer, mode, hands, leader)
                     done = True
                 else:
                     ch0, ch1, ch2 = _canonical(run, multi, n_multi, fixed, contract,
