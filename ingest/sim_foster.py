@@ -1,12 +1,13 @@
 """The ``games``, ``tricks`` and ``auction`` tables of a batch of simulated Foster hands.
 
-A Foster batch (:func:`skatlog.engine.batch.simulate_batch` under ``foster``) is turned into
-rows the way a logged Foster record is: every hand's moves are replayed through
-:class:`~skatlog.engine.FosterHand` (so each simulated hand is checked by the reference rules
-on its way into the archive) and the record goes through the same row builder as a logged
-game (:class:`.rows.GameRowsBuilder`), with the run's ids, seed, bots and sessions as the
-modern batches have them (:mod:`.sim_tables`). The compiled loop's own score is compared
-with the replay's: a difference is a bug in the simulator, raised, never stored.
+:func:`foster_batch_tables` makes them from the batch's arrays, as :mod:`.sim_tables` does
+for the modern game: the card masks, tricks and auction of :func:`.sim_rows.batch_rows`, the
+full move list of every hand by a compiled writer (the turned card is in no other column),
+the games columns by numpy. :func:`reference_tables` makes the same tables the slow way:
+every hand replayed through :class:`~skatlog.engine.FosterHand` (after
+:func:`~skatlog.engine.batch.verify_batch` found the loop's score equal to the rules') and
+added to the logged-record row builder (:class:`.rows.GameRowsBuilder`); the tests hold the
+two equal, and ``skatlog verify`` replays a stored run.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from skatlog.engine import core
 from skatlog.engine.batch.foster_kernel import FOSTER_EXTRA_COLUMNS
 from skatlog.engine.batch.games import BatchGames
 from skatlog.engine.batch.kernel import GAME_COLUMNS
+from skatlog.engine.batch.verify import verify_batch
 from skatlog.engine.foster import FosterGame, contract_name
 from skatlog.engine.foster_game import replay_foster
 from skatlog.engine.jit import njit
@@ -29,46 +31,23 @@ from .schema import table_from_columns
 from .sim_ids import run_ids
 from .sim_rows import CARD_NAME_T, TRICK_SMALL_COLUMNS, batch_rows
 
-#: The compiled loop's columns that must equal the replay's score (F8-F11).
-_CHECKED = ("won", "value", "game_value", "multiplier", "overbid", "schneider", "schwarz",
-            "matadors", "declarer_points", "declarer_tricks")
-
 
 class SimulatorMismatch(AssertionError):
-    """The compiled Foster loop scored a hand otherwise than the reference rules."""
+    """The compiled Foster loop played or scored a hand otherwise than the reference rules."""
 
 
 def foster_records(batch: BatchGames) -> list[GameRecord]:
-    """Every hand of the batch replayed under ``foster``, checked against the loop's score."""
-    records = []
-    for row in range(len(batch)):
-        hand = replay_foster(batch.deal_of(row), batch.moves(row))
-        record = GameRecord.from_state(hand)
-        _check(batch, row, record)
-        records.append(record)
-    return records
-
-
-def _check(batch: BatchGames, row: int, record: GameRecord) -> None:
-    result = record.result
-    foster = result.foster
-    assert foster is not None
-    got: tuple[int, ...]
-    want: tuple[int, ...]
-    if foster.score is None:  # a Ramsch (F12): points and values by seat
-        assert foster.ramsch_values is not None and foster.ramsch_points is not None
-        got = tuple(int(batch.column(f"ramsch_value_{s}")[row]) for s in range(3)) + tuple(
-            int(batch.column(f"ramsch_points_{s}")[row]) for s in range(3))
-        want = foster.ramsch_values + foster.ramsch_points
-    else:
-        score = foster.score
-        want = (int(score.won), score.value, score.game_value, score.multiplier,
-                int(score.overbid), int(score.schneider), int(score.schwarz), foster.matadors,
-                foster.player_points, foster.player_tricks)
-        got = tuple(int(batch.column(name)[row]) for name in _CHECKED)
-    if got != want:
-        raise SimulatorMismatch(f"hand {batch.start + row} of seed {batch.seed}: the compiled"
-                                f" loop scored {got}, the rules {want}")
+    """Every hand of the batch replayed under ``foster`` as a record, after
+    :func:`~skatlog.engine.batch.verify_batch` found the loop's play and score equal to
+    the reference rules' (SimulatorMismatch otherwise)."""
+    problems = verify_batch(batch)
+    if problems:
+        first = problems[0]
+        raise SimulatorMismatch(f"{len(problems)} differences in seed {batch.seed}; hand "
+                                f"{first.index}: {first.field} is {first.simulator} in the "
+                                f"compiled loop, {first.engine} by the rules")
+    return [GameRecord.from_state(replay_foster(batch.deal_of(row), batch.moves(row)))
+            for row in range(len(batch))]
 
 
 def reference_tables(batch: BatchGames, id_base: int, sessions: bool = False,

@@ -131,7 +131,7 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
 
     Every per-row array comes from a compiled pass over the batch (:mod:`.sim_rows`)
     or one numpy cast per column; pyarrow wraps the arrays without copying them. A batch
-    of Foster hands is replayed into rows by :func:`.sim_foster.foster_batch_tables`.
+    of Foster hands gets its rows from :func:`.sim_foster.foster_batch_tables`.
     """
     if batch.rules.foster:
         from .sim_foster import foster_batch_tables

@@ -20,11 +20,10 @@ from typer.testing import CliRunner
 from skatlog.analytics.views import open_archive
 from skatlog.cli import app
 from skatlog.engine import FOSTER, ISKO, Play, core
-from skatlog.engine.batch import simulate_batch
+from skatlog.engine.batch import simulate_batch, verify_batch
 from skatlog.ingest.moves_codec import encode_moves
 from skatlog.ingest.sim_foster import (
     SimulatorMismatch,
-    _check,
     foster_batch_tables,
     foster_moves_text,
     foster_records,
@@ -53,22 +52,26 @@ def test_every_foster_hand_replays_to_the_loops_score(bots: tuple[str, str, str]
     if bots == ("random", "random", "random"):  # every game the random bot can choose
         assert set(core.FOSTER_NAMES) - {"ramsch"} <= set(contracts)  # all pass: rare
     if bots == ("rules", "rules", "rules"):  # the rules bot's repertoire (F5)
-        for name in ("ramsch", "tournee_hearts", "passt_mir_nicht_spades", "gucki_grand",
-                     "gucki_nullo", "solo_clubs", "solo_grand", "turned_grand"):
+        for name in ("ramsch", "tournee_hearts", "gucki_grand", "gucki_nullo", "solo_clubs",
+                     "solo_grand", "turned_grand"):
             assert contracts[name] > 0, name
+        assert sum(n for name, n in contracts.items() if name.startswith("passt_mir")) > 0
 
 
-def test_a_wrong_score_in_the_loop_is_caught() -> None:
-    batch = simulate_batch(2, 0, 50, ("rules",) * 3, rules=FOSTER)
-    record = foster_records(batch)[0]
-    row = 0
-    column = "value" if record.result.foster.score is not None else "ramsch_value_0"  # type: ignore[union-attr]
-    target = batch.game if column == "value" else batch.extra
-    assert target is not None
-    index = 7 if column == "value" else 8
-    target[row, index] += 1
+def test_a_wrong_score_or_turn_in_the_loop_is_caught() -> None:
+    batch = simulate_batch(2, 0, 300, ("rules",) * 3, rules=FOSTER)
+    assert not verify_batch(batch)
+    played = int(np.flatnonzero(batch.column("declarer") >= 0)[0])
+    batch.game[played, 7] += 1  # the value
+    turned = int(np.flatnonzero(batch.column("turned") >= 0)[0])
+    batch.extra[turned, 1] ^= 1  # Passt-mir-nicht  # type: ignore[index]
+    ramsch = int(np.flatnonzero(batch.column("declarer") < 0)[0])
+    batch.extra[ramsch, 8] += 20  # a Ramsch value  # type: ignore[index]
+    fields = {(m.index, m.field) for m in verify_batch(batch)}
+    assert {(played, "value"), (ramsch, "ramsch")} <= fields
+    assert any(index == turned for index, _ in fields)
     with pytest.raises(SimulatorMismatch):
-        _check(batch, row, record)
+        foster_records(batch)
 
 
 @pytest.mark.parametrize("bots", MIXES)
@@ -197,7 +200,7 @@ def test_the_pimc_bot_does_not_play_foster() -> None:
     assert "Traceback" not in result.output
 
 
-def test_isko_ids_and_play_are_unchanged_by_foster() -> None:
+def test_an_isko_batch_has_no_foster_columns() -> None:
     plain = simulate_batch(1, 0, 200, ("rules",) * 3, rules=ISKO)
     assert plain.extra is None and plain.rules == ISKO
 

@@ -244,14 +244,13 @@ def simulate_foster_into(
                 state, ca, cb = _random_lay_out(state, held)
         else:
             _, planned, kind, s_ann = fb.plan(held, d, cfg_d, bid)
-            if planned == fb.PLAN_TOURNEE:
-                held |= skat
+            if planned == fb.PLAN_TOURNEE:  # he sees the first card only (law 28)
                 turned = first
-                kind, ca, cb, score = fb.turned_game(held, turned, cfg_d)
-                if score < fb.PASST_MIR_NICHT_BELOW:  # law 28: he plays the second card
+                if fb.passt_mir_nicht(held, first, d, cfg_d):
                     pmn = 1
                     turned = second
-                    kind, ca, cb, score = fb.turned_game(held, turned, cfg_d)
+                held |= skat
+                kind, ca, cb, _ = fb.turned_game(held, turned, cfg_d)
             elif _USES_SKAT[kind] == 1:  # the guckis
                 gucki = 1
                 declare_first = 1 if kind != core.F_GUCKI_GRAND else 0

@@ -1,11 +1,15 @@
-"""The differential test: every simulated hand replayed through ``GameState.apply``."""
+"""The differential test: every simulated hand replayed through ``GameState.apply`` (under
+``foster`` through :class:`~skatlog.engine.FosterHand`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..game import GameState
+from ..game import new_state
+from .foster_kernel import FOSTER_EXTRA_COLUMNS
 from .games import BatchGames
+
+_FX = {name: i for i, name in enumerate(FOSTER_EXTRA_COLUMNS)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,12 +24,15 @@ class Mismatch:
 
 def verify_batch(batch: BatchGames, rows: range | None = None) -> list[Mismatch]:
     """Replay ``rows`` of ``batch`` through the validated engine path and compare the tricks
-    (cards, winners) and every scored field; an empty list means all agree."""
+    (cards, winners) and every scored field; an empty list means all agree. A Foster batch
+    replays through :class:`~skatlog.engine.FosterHand` (F2-F12): his score, the turned
+    card, Passt-mir-nicht and a Ramsch's points and values are compared too."""
     out: list[Mismatch] = []
+    foster = batch.rules.foster
     for row in rows if rows is not None else range(len(batch)):
         index = batch.start + row
-        bock = batch.extra is not None and bool(batch.extra[row, -1])  # R21: a Bock hand
-        state = GameState(batch.deal_of(row), rules=batch.rules, bock=bock)
+        bock = batch.extra is not None and not foster and bool(batch.extra[row, -1])  # R21
+        state = new_state(batch.deal_of(row), rules=batch.rules, bock=bock)
         try:
             for move in batch.moves(row):
                 state.apply(move)
@@ -65,7 +72,9 @@ def verify_batch(batch: BatchGames, rows: range | None = None) -> list[Mismatch]
         elif declarer >= 0:
             got["score"] = None
             expected["score"] = "scored"
-        if batch.extra is not None:  # the house options: Kontra, Re, a Ramsch's result
+        if foster:
+            _foster_fields(batch, row, state, expected, got)
+        elif batch.extra is not None:  # the house options: Kontra, Re, a Ramsch's result
             extra = [int(x) for x in batch.extra[row]]
             expected["kontra"] = None if extra[0] < 0 else extra[0]
             got["kontra"] = result.kontra
@@ -80,3 +89,23 @@ def verify_batch(batch: BatchGames, rows: range | None = None) -> list[Mismatch]
             if got[name] != wanted:
                 out.append(Mismatch(index, name, wanted, got[name]))
     return out
+
+
+def _foster_fields(batch: BatchGames, row: int, hand: object, expected: dict[str, object],
+                   got: dict[str, object]) -> None:
+    """F5, F12: the Foster facts of a row against the replayed hand's."""
+    from ..foster_game import FosterHand
+
+    assert isinstance(hand, FosterHand) and batch.extra is not None
+    extra = [int(x) for x in batch.extra[row]]
+    expected["game"] = int(batch.column("decl")[row])
+    got["game"] = None if hand.game is None else int(hand.game)
+    expected["turned"] = None if extra[_FX["turned"]] < 0 else extra[_FX["turned"]]
+    got["turned"] = None if hand.turned is None else int(hand.turned)
+    expected["passt_mir_nicht"] = bool(extra[_FX["passt_mir_nicht"]])
+    got["passt_mir_nicht"] = hand.passt_mir_nicht
+    fr = hand.foster_result()
+    first = _FX["ramsch_points_0"]
+    expected["ramsch"] = (tuple(extra[first:first + 3]), tuple(extra[first + 3:first + 6])) \
+        if fr.ramsch_points is not None else None
+    got["ramsch"] = None if fr.ramsch_points is None else (fr.ramsch_points, fr.ramsch_values)
