@@ -22,10 +22,18 @@ CONTRACT_ORDER = ("diamonds", "hearts", "spades", "clubs", "grand", "null")
 #: Played games only, after the user's filter.
 PLAYED = "outcome = 'played' AND declarer IS NOT NULL AND contract IS NOT NULL"
 
-#: Final-bid buckets (lower bound inclusive, label); the ladder is R3.
+#: Final-bid buckets (lower bound inclusive, label); the ladder is R3 (from 18), Foster's
+#: bids start at 10 (F3).
 BID_BUCKETS: tuple[tuple[int, str], ...] = (
-    (18, "18-24"), (27, "27-36"), (40, "40-48"), (50, "50-72"), (77, "77-120"), (121, "121+"),
+    (10, "10-17"), (18, "18-24"), (27, "27-36"), (40, "40-48"), (50, "50-72"),
+    (77, "77-120"), (121, "121+"),
 )
+
+#: A game's family: ``suit``, ``grand`` or ``null``; Foster's games by their names (F5):
+#: ``tournee_hearts``, ``solo_clubs`` are suit games, ``gucki_grand``, ``turned_grand`` and
+#: ``passt_mir_nicht_grand`` grands, ``solo_nullo`` and the other nullos null.
+FAMILY = ("CASE WHEN contract LIKE '%grand' THEN 'grand' "
+          "WHEN contract = 'null' OR contract LIKE '%nullo' THEN 'null' ELSE 'suit' END")
 
 #: The announcement level of a game: ouvert implies schwarz implies schneider (R6).
 ANNOUNCEMENT = """CASE WHEN ouvert AND contract <> 'null' THEN 'ouvert'
@@ -109,17 +117,14 @@ def success_by_seat(con: duckdb.DuckDBPyConnection, where: str | None = None) ->
 def success_by_matadors(con: duckdb.DuckDBPyConnection, where: str | None = None
                         ) -> pl.DataFrame:
     """Declarer win rate by signed matadors (R12), suit games and grands apart."""
-    family = "CASE WHEN contract = 'grand' THEN 'grand' ELSE 'suit' END"
-    return declarer_rates(con, {"family": family, "matadors": "matadors"}, where,
-                          extra="contract <> 'null'")
+    return declarer_rates(con, {"family": FAMILY, "matadors": "matadors"}, where,
+                          extra=f"{FAMILY} <> 'null'")
 
 
 def success_by_jacks(con: duckdb.DuckDBPyConnection, where: str | None = None) -> pl.DataFrame:
     """Declarer win rate by the number of jacks in the declarer's ten dealt cards."""
     register_hands(con)
-    family = ("CASE WHEN contract = 'grand' THEN 'grand' WHEN contract = 'null' THEN 'null'"
-              " ELSE 'suit' END")
-    return declarer_rates(con, {"family": family, "jacks": count("hand_mask", JACKS)}, where,
+    return declarer_rates(con, {"family": FAMILY, "jacks": count("hand_mask", JACKS)}, where,
                           source="declarer_hands")
 
 
@@ -160,9 +165,8 @@ def slack_distribution(con: duckdb.DuckDBPyConnection, where: str | None = None
     Overbid games have no slack (their real value is below the bid, R15); see
     :func:`overbid_rates`.
     """
-    family = "CASE WHEN contract IN ('grand', 'null') THEN contract ELSE 'suit' END"
     return query(con, f"""
-        SELECT {family} AS family, {GAME_VALUE} - bid AS slack, count(*) AS n
+        SELECT {FAMILY} AS family, {GAME_VALUE} - bid AS slack, count(*) AS n
         FROM games WHERE {PLAYED} AND NOT overbid AND {where_clause(where)}
         GROUP BY ALL ORDER BY family, slack
     """)

@@ -59,6 +59,9 @@ class Page:
     build: Callable[[Context], str]
     simulated_only: bool = False
     house_only: bool = False  # only for a rule set with Kontra/Re, Ramsch or Bock
+    #: only for the modern game: the strategy advice is the modern rule text's, and the
+    #: solver (the could-it-be-won page) plays the modern contracts, not Foster's (F5)
+    modern_only: bool = False
 
 
 def _best_worst(frame: pl.DataFrame, label: str, what: str, min_n: int = 30) -> str:
@@ -510,18 +513,21 @@ PAGES: tuple[Page, ...] = (
          _tricks),
     Page("could-win.html", "Could it have been won?", "Could it be won?",
          "lost games best play would have won, won games best defence would have beaten",
-         could_win_page),
+         could_win_page, modern_only=True),
     Page("house-rules.html", "House rules: Kontra and Re, Ramsch, Bock", "House rules",
          "declarer success with Kontra and Re, the Ramsch hands, the Bock rounds",
          house_rules_page, house_only=True),
     Page("strategy.html", "Strategy advice under simulation", "Strategy",
          "the rule text's bidding advice tested on these bots' games", _strategy,
-         simulated_only=True),
+         simulated_only=True, modern_only=True),
 )
 
 
 def pages_for(part: Part) -> tuple[Page, ...]:
     """The pages a part gets (the strategy page only for simulated games, the house rules
-    page only under a rule set with those options)."""
+    page only under a rule set with those options, neither the strategy nor the
+    could-it-be-won page for Foster's games)."""
+    foster = (part.rules or "").split("+")[0] == "foster"
     return tuple(p for p in PAGES if (part.simulated or not p.simulated_only)
-                 and (has_house_options(part.rules) or not p.house_only))
+                 and (has_house_options(part.rules) or not p.house_only)
+                 and not (foster and p.modern_only))

@@ -240,3 +240,23 @@ def test_analyze_leaves_foster_games_out_and_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"{played:,} games under foster were left out" in " ".join(result.output.split())
     assert open_archive(archive).execute("SELECT count(*) FROM analysis").fetchone()[0] == 0
+
+
+def test_the_report_of_a_foster_run_reads_his_games(tmp_path: Path) -> None:
+    runner = CliRunner()
+    archive = tmp_path / "a"
+    made = runner.invoke(app, ["simulate", "--hands", "2000", "--rules", "foster",
+                               "--sessions", "--archive", str(archive), "--no-progress"])
+    assert made.exit_code == 0, made.output
+    out = tmp_path / "report"
+    built = runner.invoke(app, ["report", "--archive", str(archive), "--out", str(out),
+                                "--no-progress"])
+    assert built.exit_code == 0, built.output
+    (part,) = [p for p in out.iterdir() if p.is_dir()]
+    pages = {p.name for p in part.glob("*.html")}
+    assert "contracts.html" in pages and "bid-levels.html" in pages
+    # the modern rule text's advice and the solver's question are not asked of his games
+    assert "strategy.html" not in pages and "could-win.html" not in pages
+    matadors = (part / "t-matadors.csv").read_text().splitlines()
+    assert {line.split(",")[0] for line in matadors[1:]} == {"suit", "grand"}  # no nullos
+    assert "10-17" in (part / "bid-levels.html").read_text()  # his bids start at 10 (F3)
