@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from skatlog.engine import replay
+from skatlog.engine import ISKO, replay
 from skatlog.engine.batch import BatchGames
 from skatlog.ingest.iss import write_iss
 from skatlog.ingest.jsonl import write_jsonl
@@ -69,7 +69,12 @@ def simulate_to_file(
     on_progress: Progress | None = None,
 ) -> SimulationSummary:
     """Simulate the run into an ISS (``.sgf``) or skatlog JSONL (``.jsonl``) log file,
-    written to a temporary name and renamed when complete."""
+    written to a temporary name and renamed when complete. The writers are the modern
+    game's: a run under another rule set goes to an archive (:func:`.simulate_to_archive`),
+    and ``skatlog export`` writes it as skatlog/1."""
+    if options.rules != ISKO:
+        raise SimulationError(f"a log file takes {ISKO} hands only; simulate {options.rules} "
+                              "into an archive, and skatlog export writes them as skatlog/1")
     target = Path(path)
     lines = program(file_format(target), options.seed, options.bots, options.sessions)
     clock = time.perf_counter()

@@ -260,3 +260,11 @@ def test_the_report_of_a_foster_run_reads_his_games(tmp_path: Path) -> None:
     matadors = (part / "t-matadors.csv").read_text().splitlines()
     assert {line.split(",")[0] for line in matadors[1:]} == {"suit", "grand"}  # no nullos
     assert "10-17" in (part / "bid-levels.html").read_text()  # his bids start at 10 (F3)
+
+
+def test_the_log_file_writer_refuses_a_foster_run(tmp_path: Path) -> None:
+    from skatlog.simulation import SimulationError, SimulationOptions, simulate_to_file
+
+    with pytest.raises(SimulationError, match="export"):
+        simulate_to_file(tmp_path / "f.jsonl", SimulationOptions(hands=30, rules=FOSTER))
+    assert not (tmp_path / "f.jsonl").exists()

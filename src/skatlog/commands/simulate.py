@@ -139,7 +139,8 @@ def simulate(
         "--rules", metavar="NAME[+OPTION]",
         help="Rule set the bots play (docs/rules.md, 'Rule sets'): isko, skatlog's own "
              "games (the default), with the house options kontra_re, ramsch, bock if "
-             "wanted (isko+kontra_re+ramsch+bock, bock with --sessions; into an archive)."
+             "wanted (isko+kontra_re+ramsch+bock, bock with --sessions), or foster, R. F. "
+             "Foster's 1890s game at a table of three; other than isko into an archive."
         )] = None,
 ) -> None:
     """Simulate hands with bots under the full rules, into the archive or a log file."""
