@@ -283,7 +283,9 @@ def simulate_batch(
     which dates from before, hashes that order, so run ids stay what they were).
     ``rules``: ``isko`` or ``isko`` with its house options ``kontra_re``, ``ramsch`` and
     ``bock`` (:func:`check_simulated_rules`), played by the compiled loop; under ``bock``
-    the hands form 12-hand sessions by index (:func:`.kernel.bock_pass`).
+    the hands form 12-hand sessions by index (:func:`.kernel.bock_pass`); ``foster`` is
+    played by its own loop (:func:`.foster_kernel.simulate_foster_into`) into the same
+    arrays, his facts in ``extra``.
     """
     batch = _play(seed, start, count, bots, threads, in_card_order, rules)
     if rules.bock and count:
