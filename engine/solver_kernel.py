@@ -167,7 +167,7 @@ def _popcount(x: int) -> int:
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
-@njit
+@njit(inline="always")
 def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out: np.ndarray
            ) -> int:
     """The legal cards worth trying into ``out``, one per class of equivalent cards; their
@@ -197,7 +197,7 @@ def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out:
     return count
 
 
-@njit
+@njit(inline="always")
 def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: int, t1: int,
            best_move: int, moves: np.ndarray, count: int, scores: np.ndarray,
            ) -> None:
@@ -313,7 +313,7 @@ def _from_canonical(run: np.ndarray, contract: int, card: int, everyone: int) ->
     return -1
 
 
-@njit
+@njit(inline="always")
 def _slot(h0: int, h1: int, h2: int, leader: int) -> int:
     """The table slot of a key: the two key words multiplied and mixed (splitmix-like),
     so that the slot's low bits depend on every card (a plain product's low bits see only
