@@ -17,7 +17,8 @@ Speed comes from these:
 
 * alpha-beta, fail-soft, with bounds at trick boundaries: the points still in the hands
   (points), the tricks still to play (tricks), 1 (null); less what one side is sure of:
-  the highest trumps in play while one side holds them (:func:`_top_trumps`), and the
+  the highest trumps in play while one side holds them (:func:`_top_trumps`) with the
+  cheapest cards the other side must give to their tricks (:func:`_cheapest`), and the
   plain-suit winners the leader can cash now while both others must follow (:func:`_cash`);
 * a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
   by the three hands and the leader (a value is the gain *from* the position, so it holds
@@ -328,12 +329,12 @@ def _slot(h0: int, h1: int, h2: int, leader: int) -> int:
 
 @njit(inline="always")
 def _top_trumps(contract: int, declarer: int, hands: np.ndarray, mode: int
-                ) -> tuple[int, int]:
+                ) -> tuple[int, int, int]:
     """What one side is sure of: the highest trumps still in play, while one side holds
-    them, each take a trick whenever they are played. ``(amount, side)``: their card points
-    (``MODE_POINTS``) or tricks (``MODE_TRICKS``: one each for the declarer, half as many
-    for two defenders who may spend two in one trick), side 1 the declarer, 0 the
-    defenders, -1 when there are no trumps."""
+    them, each take a trick whenever they are played. ``(amount, side, count)``: their card
+    points (``MODE_POINTS``) or tricks (``MODE_TRICKS``: one each for the declarer, half as
+    many for two defenders who may spend two in one trick), side 1 the declarer, 0 the
+    defenders, -1 when there are no trumps; ``count`` how many trumps."""
     side = -1
     total = 0
     count = 0
@@ -354,7 +355,39 @@ def _top_trumps(contract: int, declarer: int, hands: np.ndarray, mode: int
         count += 1
     if mode == MODE_TRICKS:
         total = count if side == 1 else (count + 1) // 2
-    return total, side
+    return total, side, count
+
+
+def _point_classes() -> np.ndarray:
+    """The cards grouped by card points, cheapest first: rows of (mask, points)."""
+    values = sorted({int(p) for p in POINTS})
+    return np.array([(sum(1 << c for c in range(32) if POINTS[c] == v), v) for v in values],
+                    dtype=np.int64)
+
+
+POINT_CLASSES = _point_classes()
+
+
+@njit(inline="always")
+def _cheapest(hand: int, count: int) -> int:
+    """The card points of ``hand``'s ``count`` cheapest cards (any suit)."""
+    total = 0
+    for i in range(POINT_CLASSES.shape[0]):
+        if count <= 0:
+            break
+        k = min(count, _popcount(hand & POINT_CLASSES[i, 0]))
+        total += k * POINT_CLASSES[i, 1]
+        count -= k
+    return total
+
+
+@njit(inline="always")
+def _mask_points(mask: int) -> int:
+    """The card points of the cards in ``mask``."""
+    total = 0
+    for i in range(POINT_CLASSES.shape[0]):
+        total += _popcount(mask & POINT_CLASSES[i, 0]) * POINT_CLASSES[i, 1]
+    return total
 
 
 @njit(inline="always")
@@ -584,12 +617,25 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 else:
                     top = 1 if remaining != 0 else 0
                 low_b = 0
+                side = -1
+                n_top = 0
+                ext_low = 0
+                ext_high = 0
                 if mode != MODE_NULL and remaining != 0:
-                    sure, side = _top_trumps(contract, declarer, hands, mode)
+                    sure, side, n_top = _top_trumps(contract, declarer, hands, mode)
                     if side == 1:
                         low_b = sure
+                        if mode == MODE_POINTS:  # each of his top trumps takes a trick
+                            # holding a card of each defender, at least their cheapest
+                            ext_low = (_cheapest(hands[(declarer + 1) % 3], n_top)
+                                       + _cheapest(hands[(declarer + 2) % 3], n_top))
+                            low_b += ext_low
                     else:
                         top -= sure
+                        if side == 0 and mode == MODE_POINTS:  # the defenders' top trumps
+                            # take at least half as many tricks, each with a card of his
+                            ext_high = _cheapest(hands[declarer], (n_top + 1) // 2)
+                            top -= ext_high
                 if remaining == 0:
                     ret = 0
                     done = True
@@ -631,15 +677,21 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                                 best_move = _from_canonical(run, contract, stored,
                                                             remaining)
                     if not done and mode != MODE_NULL:
+                        # the cashed tricks and the top trumps' tricks are different
+                        # tricks, but the cheapest cards counted for the latter (ext_low,
+                        # ext_high) may be among those counted for the former: the
+                        # larger counts
                         cash = _cash(contract, mode, hands, leader)
-                        if cash > 0:
-                            if leader == declarer:
-                                if low_b + cash >= be[d]:
-                                    ret = low_b + cash
-                                    done = True
-                            elif al[d] >= top - cash:
-                                ret = top - cash
+                        if leader == declarer:
+                            sure_low = low_b
+                            if cash > ext_low:
+                                sure_low = low_b - ext_low + cash
+                            if sure_low >= be[d]:
+                                ret = sure_low
                                 done = True
+                        elif cash > ext_high and al[d] >= top + ext_high - cash:
+                            ret = top + ext_high - cash
+                            done = True
                     slots[d] = slot
                     key1s[d] = key1
                     key2s[d] = key2
