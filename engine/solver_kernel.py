@@ -390,6 +390,51 @@ def _mask_points(mask: int) -> int:
     return total
 
 
+@njit
+def _draw_and_cash(contract: int, mode: int, hands: np.ndarray, declarer: int, n_top: int
+                   ) -> int:
+    """The declarer on lead holding the ``n_top`` highest trumps in play, at least as many
+    as either defender's trumps: he draws them (each defender follows with all his trumps,
+    then his cheapest other cards), keeping the lead, and then no defender can win a
+    plain-suit trick he leads, so he cashes every plain suit's run of highest cards in play.
+    What that is sure to bring (points or tricks); -1 when it does not apply."""
+    trumps = core.SUIT_MASK[contract, core.TRUMP]
+    o1 = hands[(declarer + 1) % 3]
+    o2 = hands[(declarer + 2) % 3]
+    k1 = _popcount(o1 & trumps)
+    k2 = _popcount(o2 & trumps)
+    if k1 > n_top or k2 > n_top:
+        return -1
+    h = hands[declarer]
+    everyone = h | o1 | o2
+    tricks = n_top
+    points = 0
+    if mode == MODE_POINTS:
+        top_mask = 0
+        left = n_top
+        for i in range(31, -1, -1):
+            if left == 0:
+                break
+            c = ORDER[contract, i]
+            if (everyone >> c) & 1:
+                top_mask |= np.int64(1) << c
+                left -= 1
+        points = (_mask_points(top_mask) + _mask_points((o1 | o2) & trumps)
+                  + _cheapest(o1 & ~trumps, n_top - k1) + _cheapest(o2 & ~trumps, n_top - k2))
+    for suit in range(core.TRUMP):
+        first = SUIT_RANGE[contract, suit, 0]
+        last = SUIT_RANGE[contract, suit, 1]
+        for i in range(last - 1, first - 1, -1):
+            c = ORDER[contract, i]
+            if (everyone >> c) & 1 == 0:
+                continue
+            if (h >> c) & 1 == 0:
+                break
+            tricks += 1
+            points += POINTS[c]
+    return points if mode == MODE_POINTS else tricks
+
+
 @njit(inline="always")
 def _lowest(contract: int, hand: int, first: int, last: int, count: int) -> int:
     """The card points of ``hand``'s ``count`` lowest cards in ORDER[first:last]."""
@@ -686,6 +731,9 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                             sure_low = low_b
                             if cash > ext_low:
                                 sure_low = low_b - ext_low + cash
+                            if side == 1:
+                                sure_low = max(sure_low, _draw_and_cash(
+                                    contract, mode, hands, declarer, n_top))
                             if sure_low >= be[d]:
                                 ret = sure_low
                                 done = True
