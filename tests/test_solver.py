@@ -4,6 +4,8 @@
   modes (card points, tricks, null), the solver's value equals plain minimax's (no pruning,
   no table, no merging of equivalent cards).
 * The null-window questions agree with the exact value.
+* The sure amounts the search cuts with at trick boundaries never pass plain minimax's
+  value, and the directly solved last two tricks equal it.
 * A solved line replayed through ``GameState`` scores what the solver says, and the
   declarer's and the defenders' points of it add up to 120.
 """
@@ -170,3 +172,47 @@ def test_the_table_survives_running_out_of_generations() -> None:
         pos = random_endgame(rng, 4, core.GRAND)
         assert solver.value(pos) == plain_minimax(pos, k.MODE_POINTS)
     assert 0 < solver._ctx[k.CTX_GEN] < 5
+
+
+def _boundary_endgame(rng: np.random.Generator, tricks: int, contract: int) -> Position:
+    while True:
+        pos = random_endgame(rng, tricks, contract)
+        if not pos.trick:
+            return pos
+
+
+def test_sure_bounds_never_pass_the_value() -> None:
+    """The search's sure amounts at trick boundaries (top trumps with the other side's
+    cheapest cards, drawing trumps and cashing) never promise more than plain minimax
+    gives, and the directly solved last two tricks equal it."""
+    rng = np.random.default_rng(20261202)
+    for i in range(1_500):
+        tricks = 1 + i % 4
+        contract = int(rng.integers(core.N_CONTRACTS))
+        pos = _boundary_endgame(rng, tricks, contract)
+        mode = k.MODE_NULL if contract == core.NULL else (
+            k.MODE_TRICKS if i % 3 == 0 else k.MODE_POINTS)
+        value = plain_minimax(pos, mode)
+        hands = np.array(pos.hands, dtype=np.int64)
+        if tricks <= k.ENDGAME_CARDS:
+            got = k._endgame(contract, pos.declarer, mode, hands, pos.leader)
+            assert got == value, (i, pos, mode)
+        if mode == k.MODE_NULL:
+            continue
+        rest = int(core.mask_points(pos.hands[0] | pos.hands[1] | pos.hands[2]))
+        top = rest if mode == k.MODE_POINTS else tricks
+        sure, side, n_top = k._top_trumps(contract, pos.declarer, hands, mode)
+        defenders = [hands[(pos.declarer + j) % 3] for j in (1, 2)]
+        if side == 1:
+            low = sure
+            if mode == k.MODE_POINTS:
+                low += sum(k._cheapest(h, n_top) for h in defenders)
+            assert low <= value, (i, pos, mode)
+            if pos.leader == pos.declarer:
+                drawn = k._draw_and_cash(contract, mode, hands, pos.declarer, n_top)
+                assert drawn <= value, (i, pos, mode, drawn)
+        elif side == 0:
+            high = top - sure
+            if mode == k.MODE_POINTS:
+                high -= k._cheapest(hands[pos.declarer], (n_top + 1) // 2)
+            assert high >= value, (i, pos, mode)
