@@ -19,7 +19,9 @@ Speed comes from these:
   (points), the tricks still to play (tricks), 1 (null); less what one side is sure of:
   the highest trumps in play while one side holds them (:func:`_top_trumps`) with the
   cheapest cards the other side must give to their tricks (:func:`_cheapest`), and the
-  plain-suit winners the leader can cash now while both others must follow (:func:`_cash`);
+  plain-suit winners the leader can cash now while both others must follow (:func:`_cash`),
+  and the declarer on lead with enough top trumps drawing them and then cashing
+  (:func:`_draw_and_cash`);
 * a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
   by the three hands and the leader (a value is the gain *from* the position, so it holds
   whichever way the position was reached); the hands are first made canonical
