@@ -27,9 +27,8 @@ from skatlog.engine.record import GameRecord
 from skatlog.engine.session import HANDS_PER_SESSION
 
 from .rows import GameRowsBuilder, SimulatedMeta
-from .schema import table_from_columns
 from .sim_ids import run_ids
-from .sim_rows import CARD_NAME_T, TRICK_SMALL_COLUMNS, batch_rows
+from .sim_rows import CARD_NAME_T, batch_rows
 
 
 class SimulatorMismatch(AssertionError):
@@ -237,7 +236,7 @@ def foster_batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
     auction, trick and card-mask rows of :func:`.sim_rows.batch_rows`, the move lists of
     :func:`foster_moves_text`, the games columns by numpy), as :func:`reference_tables`
     makes them by replaying every hand."""
-    from .sim_tables import _array, _dict, _flag, _validity, player_names
+    from .sim_tables import _array, _dict, _flag, _validity, player_names, run_tables, score_columns
 
     n = len(batch)
     index = batch.index
@@ -296,13 +295,7 @@ def foster_batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
         "seed": np.full(n, batch.seed, dtype=np.int64),
         "bots": _dict(dealer, rotations),
     }
-    for name, type_ in (("matadors", pa.int8()), ("declarer_points", pa.int16()),
-                        ("defender_points", pa.int16()), ("declarer_tricks", pa.int8()),
-                        ("defender_tricks", pa.int8()), ("game_value", pa.int16()),
-                        ("multiplier", pa.int8())):
-        games[name] = _array(col(name), type_, valid, nulls)
-    for name in ("schneider", "schwarz", "won", "overbid"):
-        games[name] = _flag(col(name), valid, nulls)
+    score_columns(games, batch, valid, nulls)
     ramsch_offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(ramsch * np.int32(3), out=ramsch_offsets[1:])
     for name in ("ramsch_points", "ramsch_value"):
@@ -310,25 +303,4 @@ def foster_batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
         games[name if name == "ramsch_points" else "ramsch_values"] = pa.ListArray.from_arrays(
             pa.array(ramsch_offsets), pa.array(values.reshape(-1).astype(np.int16)),
             mask=pa.array(~ramsch))
-    if sessions and n:
-        session_no = index // HANDS_PER_SESSION
-        labels = [f"sim-{batch.seed}-{s}" for s in range(int(session_no[0]),
-                                                          int(session_no[-1]) + 1)]
-        games["session_id"] = _dict(session_no - session_no[0], labels).cast(pa.string())
-        games["hand_no"] = (index % HANDS_PER_SESSION + 1).astype(np.int8)
-    if ingest_id is not None:
-        games["ingest_id"] = _dict(const, [ingest_id])
-    tricks: dict[str, object] = {"game_id": rows.trick_ids}
-    tricks.update(zip(TRICK_SMALL_COLUMNS, rows.trick, strict=True))
-    auction = {
-        "game_id": rows.call_ids,
-        "call_no": rows.call[0],
-        "seat": rows.call[1],
-        "kind": _dict(rows.kind, ["bid", "hold", "pass"]),
-        "value": _array(rows.value, pa.int16(), *_validity(rows.is_pass)),
-    }
-    return {
-        "games": table_from_columns("games", games, n),
-        "tricks": table_from_columns("tricks", tricks, len(rows.trick_ids)),
-        "auction": table_from_columns("auction", auction, len(rows.call_ids)),
-    }
+    return run_tables(games, batch, rows, sessions, ingest_id)

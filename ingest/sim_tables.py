@@ -203,6 +203,16 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
         "seed": np.full(n, batch.seed, dtype=np.int64),
         "bots": _dict(dealer, rotations),
     }
+    score_columns(games, batch, valid, nulls)
+    if batch.extra is not None:
+        _house_columns(batch, games, passed, contract, rows, text_rows)
+    return run_tables(games, batch, rows, sessions, ingest_id)
+
+
+def score_columns(games: dict[str, object], batch: BatchGames, valid: pa.Buffer | None,
+                  nulls: int) -> None:
+    """The scored columns of a batch's ``games`` rows (null where ``valid`` says so)."""
+    col = batch.column
     for name, type_ in (("matadors", pa.int8()), ("declarer_points", pa.int16()),
                         ("defender_points", pa.int16()), ("declarer_tricks", pa.int8()),
                         ("defender_tricks", pa.int8()), ("game_value", pa.int16()),
@@ -210,8 +220,14 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
         games[name] = _array(col(name), type_, valid, nulls)
     for name in ("schneider", "schwarz", "won", "overbid"):
         games[name] = _flag(col(name), valid, nulls)
-    if batch.extra is not None:
-        _house_columns(batch, games, passed, contract, rows, text_rows)
+
+
+def run_tables(games: dict[str, object], batch: BatchGames, rows: Any, sessions: bool,
+               ingest_id: str | None) -> dict[str, pa.Table]:
+    """The three tables of a batch: ``games`` with the run's sessions and ingest id added,
+    and the ``tricks`` and ``auction`` rows of the compiled row pass (:mod:`.sim_rows`)."""
+    n = len(batch)
+    index = batch.index
     if sessions and n:
         session_no = index // HANDS_PER_SESSION
         labels = [f"sim-{batch.seed}-{s}" for s in range(int(session_no[0]),
@@ -219,7 +235,7 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
         games["session_id"] = _dict(session_no - session_no[0], labels).cast(pa.string())
         games["hand_no"] = (index % HANDS_PER_SESSION + 1).astype(np.int8)
     if ingest_id is not None:
-        games["ingest_id"] = _dict(const, [ingest_id])
+        games["ingest_id"] = _dict(np.zeros(n, dtype=np.int32), [ingest_id])
 
     # tricks: one row per completed trick
     tricks: dict[str, object] = {"game_id": rows.trick_ids}
