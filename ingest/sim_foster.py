@@ -236,12 +236,9 @@ def foster_batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
     auction, trick and card-mask rows of :func:`.sim_rows.batch_rows`, the move lists of
     :func:`foster_moves_text`, the games columns by numpy), as :func:`reference_tables`
     makes them by replaying every hand."""
-    from .sim_tables import _array, _dict, _flag, _validity, player_names, run_tables, score_columns
+    from .sim_tables import _dict, _flag, _validity, run_columns, run_tables, score_columns
 
     n = len(batch)
-    index = batch.index
-    dealer = index % 3
-    positions = [(dealer + 1 + seat) % 3 for seat in range(3)]  # seat -> table position
     ids = run_ids(id_base, batch.start, n)
     rows = batch_rows(batch, ids, np.zeros(n, dtype=np.bool_))
     offsets, text = foster_moves_text(batch)
@@ -251,50 +248,20 @@ def foster_batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
     kind = col("decl").astype(np.int64)
     pmn = col("passt_mir_nicht") != 0
     valid, nulls = _validity(ramsch)
-    names = list(player_names(batch.bots))
-    rotations = [",".join(batch.bots[(d + 1 + s) % 3] for s in range(3)) for d in range(3)]
     laid_away = col("pickup").astype(bool) & ~ramsch
-    discard_offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(laid_away * np.int32(2), out=discard_offsets[1:])
-    discard = pa.ListArray.from_arrays(
-        pa.array(discard_offsets), pa.array(batch.discard[laid_away].reshape(-1).view(np.uint8)),
-        mask=pa.array(~laid_away))
-    const = np.zeros(n, dtype=np.int32)
     nullo_trick = (col("n_cards") < 3 * core.N_TRICKS) & ~ramsch  # F7: over at his trick
-    games: dict[str, object] = {
-        "game_id": ids,
-        "origin": _dict(const, ["simulated"]),
-        "source": _dict(const, ["simulated"]),
-        "forehand": _dict(positions[0], names),
-        "middlehand": _dict(positions[1], names),
-        "rearhand": _dict(positions[2], names),
-        "dealer": np.full(n, 2, dtype=np.int8),  # with three players Hinterhand deals (F1)
-        "deal": batch.deal.view(np.uint8),
-        "forehand_cards": rows.masks[0],
-        "middlehand_cards": rows.masks[1],
-        "rearhand_cards": rows.masks[2],
+    games = run_columns(batch, ids, rows, declarer, laid_away, valid, nulls)
+    games.update({
         "passed": np.zeros(n, dtype=bool),  # F4: an all-pass hand is a Ramsch
         "outcome": _dict(ramsch.astype(np.int32), _OUTCOMES),
         "ending": _dict(nullo_trick.astype(np.int32), _ENDINGS),
-        "declarer": _array(declarer, pa.int8(), valid, nulls),
-        "declarer_name": _dict(np.choose(np.maximum(declarer, 0), positions), names, valid,
-                               nulls),
         "contract": _dict(np.where(pmn, kind + core.N_FOSTER_KINDS, kind), _CONTRACTS),
         "hand": _flag(~_USES_SKAT[kind], valid, nulls),
         "schneider_announced": _flag(col("schneider_announced"), valid, nulls),
         "schwarz_announced": _flag(col("schwarz_announced"), valid, nulls),
         "ouvert": _flag(_OPEN[kind], valid, nulls),
-        "skat_taken": _flag(laid_away, valid, nulls),
-        "discard": discard,
-        "bid": col("bid"),
-        "value": col("value"),
-        "value_check": _dict(const, ["not_recorded"]),
         "moves": pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(text)),
-        "rules": _dict(const, [str(batch.rules)]),
-        "recorded_rules": np.zeros(n, dtype=bool),
-        "seed": np.full(n, batch.seed, dtype=np.int64),
-        "bots": _dict(dealer, rotations),
-    }
+    })
     score_columns(games, batch, valid, nulls)
     ramsch_offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(ramsch * np.int32(3), out=ramsch_offsets[1:])

@@ -18,7 +18,6 @@ import pyarrow as pa
 from skatlog.engine.batch.games import BatchGames
 from skatlog.engine.batch.tables import DECL_T
 from skatlog.engine.contract import Contract
-from skatlog.engine.rules import ISKO
 from skatlog.engine.session import HANDS_PER_SESSION
 
 from .schema import table_from_columns
@@ -138,9 +137,6 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
 
         return foster_batch_tables(batch, id_base, sessions, ingest_id)
     n = len(batch)
-    index = batch.index
-    dealer = index % 3
-    positions = [(dealer + 1 + seat) % 3 for seat in range(3)]  # seat -> table position
     ids = run_ids(id_base, batch.start, n)
     text_rows = needs_moves_text(batch)  # the rest rebuild from their rows exactly
     if batch.extra is not None and batch.rules.kontra_re:  # nor do Kontra and Re (R19)
@@ -158,55 +154,68 @@ def batch_tables(batch: BatchGames, id_base: int, sessions: bool = False,
     valid, nulls = _validity(passed)
     ending = np.where(passed, 0, np.where((contract == Contract.NULL) & (declarer_tricks > 0),
                                           2, 1))
+    games = run_columns(batch, ids, rows, declarer, pickup & ~passed, valid, nulls)
+    games.update({
+        "passed": passed,
+        "outcome": _dict(passed.astype(np.int32), _OUTCOMES),
+        "ending": _dict(ending, _ENDINGS),
+        "contract": _dict(contract, _CONTRACTS, valid, nulls),
+        "hand": _flag(decl_rows[:, 1], valid, nulls),
+        "schneider_announced": _flag(decl_rows[:, 2], valid, nulls),
+        "schwarz_announced": _flag(decl_rows[:, 3], valid, nulls),
+        "ouvert": _flag(decl_rows[:, 4], valid, nulls),
+        "moves": pa.StringArray.from_buffers(n, pa.py_buffer(rows.offsets),
+                                             pa.py_buffer(rows.text),
+                                             *_validity(~text_rows)),
+    })
+    score_columns(games, batch, valid, nulls)
+    if batch.extra is not None:
+        _house_columns(batch, games, passed, contract, rows, text_rows)
+    return run_tables(games, batch, rows, sessions, ingest_id)
+
+
+def run_columns(batch: BatchGames, ids: np.ndarray, rows: Any, declarer: np.ndarray,
+                laid_away: np.ndarray, valid: pa.Buffer | None, nulls: int
+                ) -> dict[str, object]:
+    """The ``games`` columns every simulated batch fills alike (the modern and Foster's):
+    ids, origin, the players by seat and the dealer (Rearhand, R1), the deal and its masks,
+    the declarer, the skat taken and laid away, bid, value, rule set, seed and bots."""
+    n = len(batch)
+    dealer = batch.index % 3
+    positions = [(dealer + 1 + seat) % 3 for seat in range(3)]  # seat -> table position
     names = list(player_names(batch.bots))
     rotations = [",".join(batch.bots[(d + 1 + s) % 3] for s in range(3)) for d in range(3)]
-    laid_away = pickup & ~passed
     discard_offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(laid_away * np.int32(2), out=discard_offsets[1:])
     discard_values = batch.discard[laid_away].reshape(-1).view(np.uint8)
     discard = pa.ListArray.from_arrays(pa.array(discard_offsets), pa.array(discard_values),
                                        mask=pa.array(~laid_away))
     const = np.zeros(n, dtype=np.int32)
-    games: dict[str, object] = {
+    return {
         "game_id": ids,
         "origin": _dict(const, ["simulated"]),
         "source": _dict(const, ["simulated"]),
         "forehand": _dict(positions[0], names),
         "middlehand": _dict(positions[1], names),
         "rearhand": _dict(positions[2], names),
-        "dealer": np.full(n, 2, dtype=np.int8),  # the dealer sits Rearhand (R1)
+        "dealer": np.full(n, 2, dtype=np.int8),  # the dealer sits Rearhand (R1, F1)
         "deal": batch.deal.view(np.uint8),
         "forehand_cards": rows.masks[0],
         "middlehand_cards": rows.masks[1],
         "rearhand_cards": rows.masks[2],
-        "passed": passed,
-        "outcome": _dict(passed.astype(np.int32), _OUTCOMES),
-        "ending": _dict(ending, _ENDINGS),
         "declarer": _array(declarer, pa.int8(), valid, nulls),
         "declarer_name": _dict(np.choose(np.maximum(declarer, 0), positions), names, valid,
                                nulls),
-        "contract": _dict(contract, _CONTRACTS, valid, nulls),
-        "hand": _flag(decl_rows[:, 1], valid, nulls),
-        "schneider_announced": _flag(decl_rows[:, 2], valid, nulls),
-        "schwarz_announced": _flag(decl_rows[:, 3], valid, nulls),
-        "ouvert": _flag(decl_rows[:, 4], valid, nulls),
-        "skat_taken": _flag(pickup, valid, nulls),
+        "skat_taken": _flag(laid_away, valid, nulls),
         "discard": discard,
-        "bid": col("bid"),
-        "value": col("value"),
+        "bid": batch.column("bid"),
+        "value": batch.column("value"),
         "value_check": _dict(const, ["not_recorded"]),
-        "moves": pa.StringArray.from_buffers(n, pa.py_buffer(rows.offsets),
-                                             pa.py_buffer(rows.text),
-                                             *_validity(~text_rows)),
-        "rules": _dict(const, [str(ISKO)]),  # skatlog's own games (R9)
+        "rules": _dict(const, [str(batch.rules)]),
         "recorded_rules": np.zeros(n, dtype=bool),
         "seed": np.full(n, batch.seed, dtype=np.int64),
         "bots": _dict(dealer, rotations),
     }
-    score_columns(games, batch, valid, nulls)
-    if batch.extra is not None:
-        _house_columns(batch, games, passed, contract, rows, text_rows)
-    return run_tables(games, batch, rows, sessions, ingest_id)
 
 
 def score_columns(games: dict[str, object], batch: BatchGames, valid: pa.Buffer | None,
