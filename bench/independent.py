@@ -41,8 +41,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,7 @@ def slow_reason(status: str, text: str) -> str:
 
 # ---------------------------------------------------------------- timing helpers
 class Clock:
-    """Seconds spent inside wrapped calls and generators (this process only)."""
+    """Seconds spent inside wrapped calls (this process only)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
@@ -120,21 +120,6 @@ class Clock:
                 self.calls += 1
         return timed
 
-    def wrap_iter(self, func: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
-        def timed(*args: Any, **kwargs: Any) -> Iterator[Any]:
-            items = func(*args, **kwargs)
-            while True:
-                start = time.perf_counter()
-                try:
-                    item = next(items)
-                except StopIteration:
-                    self.seconds += time.perf_counter() - start
-                    return
-                self.seconds += time.perf_counter() - start
-                self.calls += 1
-                yield item
-        return timed
-
 
 def load() -> str:
     return f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
@@ -148,6 +133,7 @@ def bench_validate(path: Path, workers: int) -> dict[str, Any]:
 
     statuses: Counter[str] = Counter()
     reasons: Counter[tuple[str, str, str]] = Counter()
+    seconds_by: defaultdict[tuple[str, str, str], float] = defaultdict(float)  # by class
     slow_clock = Clock()
     accepted = slow = valid_slow = 0
     start = time.perf_counter()
@@ -157,8 +143,12 @@ def bench_validate(path: Path, workers: int) -> dict[str, Any]:
                              strict=True))
         for code in status_of.values():
             statuses[STATUS_NAMES[code]] += 1
-        games = slow_clock.wrap_iter(batch.slow_games)()
-        for raw, game in zip(batch.slow, games, strict=True):
+        replayed = iter(batch.slow_games())
+        for raw in batch.slow:
+            begin = time.perf_counter()
+            game = next(replayed)  # the reference reader and replay of this one record
+            took = time.perf_counter() - begin
+            slow_clock.seconds += took
             slow += 1
             status = STATUS_NAMES[status_of.get(raw.line, K.FRAGMENT)]
             verdict = "valid" if game.ok else "rejected"
@@ -166,6 +156,7 @@ def bench_validate(path: Path, workers: int) -> dict[str, Any]:
             why = slow_reason(status, raw.text) if game.ok else (
                 game.errors[0].code if game.errors else "rejected")
             reasons[(status, verdict, why)] += 1
+            seconds_by[(status, verdict, why)] += took
     wall = time.perf_counter() - start
     games = accepted + slow
     print(f"validate    {games:,} games in {wall:.2f} s = {games / wall:,.0f} games/s"
@@ -177,9 +168,13 @@ def bench_validate(path: Path, workers: int) -> dict[str, Any]:
           f" ({workers} workers) {wall - slow_clock.seconds:.2f} s")
     print("            kernel status counts: " + ", ".join(
         f"{name} {count:,}" for name, count in statuses.most_common()))
-    print("            slow path by kernel status, reference verdict and reason:")
-    for (status, verdict, why), count in sorted(reasons.items(), key=lambda x: -x[1]):
-        print(f"              {count:>7,}  {status:<16} {verdict:<8} {why}")
+    print("            slow path by kernel status, reference verdict and reason"
+          " (records, share of the slow path's time, microseconds a record):")
+    total = max(slow_clock.seconds, 1e-9)
+    for key, count in sorted(reasons.items(), key=lambda x: -seconds_by[x[0]]):
+        status, verdict, why = key
+        print(f"              {count:>7,} {seconds_by[key] / total:>4.0%}"
+              f" {seconds_by[key] / count * 1e6:>5.0f} us  {status:<16} {verdict:<8} {why}")
     return {"games": games, "wall": wall, "slow": slow, "slow_s": slow_clock.seconds}
 
 

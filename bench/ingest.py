@@ -17,12 +17,12 @@ assertion on timings. Run ``.venv/bin/python bench/ingest.py --games 1000000 --w
 
 ``--independent`` measures the same on records skatlog did not write instead (the generator
 ``bench/other_iss.py``, a share ``--damaged`` of them damaged): warm validate and ingest
-rates, why records went to the slow path, the first run with an empty numba cache, and the
-CLI's wall time (``bench/independent.py``): ``.venv/bin/python bench/ingest.py --independent
---games 200000 --damaged 0.03``. With ``--fresh-install`` it measures only the first run as
-a user meets it: a copy of the checkout ``pip install``-ed into new venvs (wheel and editable;
-the build compiles the kernels), then ``skatlog ingest FILE`` first vs warm, against the 2x
-target.
+rates, why records went to the slow path and what each class of them costs, the first run
+with an empty numba cache, and the CLI's wall time (``bench/independent.py``):
+``.venv/bin/python bench/ingest.py --independent --games 200000 --damaged 0.03``. With
+``--fresh-install`` it measures only the first run as a user meets it: a copy of the
+checkout ``pip install``-ed into new venvs (wheel and editable; the build compiles the
+kernels), then ``skatlog ingest FILE`` first vs warm, against the 2x target.
 """
 
 from __future__ import annotations
