@@ -97,9 +97,9 @@ def _one_line(err: str) -> str:
     return err
 
 
-def _committed_of(archive: Path, ingest_id: str) -> int:
-    games = read_table(archive, "games", ["ingest_id"]).column("ingest_id").to_pylist()
-    return sum(1 for value in games if value == ingest_id)
+def _committed_of(archive: Path, ingest_id: str, table: str = "games") -> int:
+    rows = read_table(archive, table, ["ingest_id"]).column("ingest_id").to_pylist()
+    return sum(1 for value in rows if value == ingest_id)
 
 
 @pytest.fixture(scope="module")
@@ -172,13 +172,14 @@ def test_simulate_interrupted_then_rerun_equals_an_uninterrupted_run(
 
 @pytest.fixture(scope="module")
 def iss_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An ISS log of 10,000 games, with the damaged sample's records among them."""
+    """An ISS log of 10,000 games after the damaged sample's records (rejected in the
+    first task, so the first commits hold rejects)."""
     from skatlog.ingest.fast.synth import write_corpus
 
     folder = tmp_path_factory.mktemp("logs")
     corpus = write_corpus(folder / "corpus.sgf", 10_000, seed=3, workers=2)
     log = folder / "big.sgf"
-    log.write_bytes(corpus.read_bytes() + (SAMPLES / "damaged.sgf").read_bytes())
+    log.write_bytes((SAMPLES / "damaged.sgf").read_bytes() + corpus.read_bytes())
     return log
 
 
@@ -219,6 +220,9 @@ def test_ingest_interrupted_then_rerun_equals_an_uninterrupted_run(
     assert ingests.num_rows == 1
     row = ingests.to_pylist()[0]
     assert row["stored"] == games == _committed_of(archive, row["ingest_id"])
+    # rejects held back between commits are written before each commit: the row agrees
+    assert row["rejected"] == row["rejects_stored"] == _committed_of(
+        archive, row["ingest_id"], "rejects")
     assert [f["path"] for f in row["files"]] == [str(iss_log)]
     # the compiled path hashes a file as it reads it: one read in part has no digest
     assert (row["files"][0]["sha256"] == "") == fast
@@ -231,6 +235,7 @@ def test_ingest_interrupted_then_rerun_equals_an_uninterrupted_run(
     killed = read_table(archive, "ingests").to_pylist()[1]
     assert killed["duplicates"] > 0 and killed["stored"] == _committed_of(
         archive, killed["ingest_id"])
+    assert killed["rejects_stored"] == _committed_of(archive, killed["ingest_id"], "rejects")
 
     stored = manifest.rows("games")
     code, out, err = _finish(_run(args))
@@ -239,3 +244,19 @@ def test_ingest_interrupted_then_rerun_equals_an_uninterrupted_run(
     _same_rows(archive, reference, ("games", "tricks", "auction", "rejects"))
     runs = read_table(archive, "ingests").to_pylist()
     assert len(runs) == 3 and sum(r["stored"] for r in runs) == total
+    assert sum(r["rejects_stored"] for r in runs) == read_manifest(archive).rows("rejects") > 0
+
+
+def test_a_killed_compiled_ingest_commits_its_rejects_with_its_games(
+        tmp_path: Path, iss_log: Path) -> None:
+    """The compiled ingest holds rejects back between commits (written in batches): each
+    commit writes them first, so a kill -9 after the first commit leaves that commit's
+    rejects stored and counted, as its ``ingests`` row says."""
+    archive = tmp_path / "arc"
+    code, _, _ = _interrupt(_ingest_args(iss_log, archive, True), tmp_path, "checkpoint", 1,
+                            signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    row = read_table(archive, "ingests").to_pylist()[0]
+    assert row["stored"] == _committed_of(archive, row["ingest_id"]) > 0
+    assert 0 < row["rejected"] == row["rejects_stored"] == _committed_of(
+        archive, row["ingest_id"], "rejects")

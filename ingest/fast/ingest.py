@@ -143,7 +143,7 @@ def ingest_iss_fast(
         summary = IngestSummary(writer.ingest_id, writer.root, files=len(expanded),
                                 skipped=[(str(p), why) for p, why in inputs.skipped])
         sink = _SlowSink(writer, summary, by_code)
-        commits = _Checkpoints(writer, summary, by_code, started, digests)
+        commits = _Checkpoints(writer, summary, by_code, started, digests, sink.flush)
         for index, path in enumerate(expanded):
             if stop_requested():
                 break
@@ -184,8 +184,10 @@ class _Checkpoints:
     row as of then (the files read so far; the one being read listed without a digest)."""
 
     def __init__(self, writer: ArchiveWriter, summary: IngestSummary, by_code: Counter[str],
-                 started: datetime, digests: list[tuple[str, str, int]]) -> None:
+                 started: datetime, digests: list[tuple[str, str, int]],
+                 before: Callable[[], None] | None = None) -> None:
         self.writer = writer
+        self.before = before  # writes what is held back (the rejects) before a commit
         self.summary = summary
         self.by_code = by_code
         self.started = started
@@ -208,6 +210,8 @@ class _Checkpoints:
     def maybe(self) -> None:
         """Commit if the interval has passed (never after a Ctrl-C: the run's end commits)."""
         if time.monotonic() - self.since >= self.interval and not stop_requested():
+            if self.before is not None:
+                self.before()
             self.writer.checkpoint(self.row())
             self.since = time.monotonic()
 
@@ -237,13 +241,13 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
         else:
             _rewrite_without(writer, batch.parts, batch.ids[keep])
         for game in batch.games:  # the task's rejects, prose and unmatched claims
-            sink.add(game)
-        sink.flush()
+            sink.add(game)  # written at 5,000 rows, before a commit and at the file's end
         writer.batch_done()
         if on_progress is not None:
             on_progress(summary.seen)
         if after_batch is not None:
             after_batch()
+    sink.flush()
 
 
 def _rewrite_without(writer: ArchiveWriter, parts: dict[str, list[dict[str, Any]]],
