@@ -155,6 +155,21 @@ def target(declaration: Declaration, bid: int, matadors: int) -> tuple[str, int]
     return NEED_UNWINNABLE, 0
 
 
+def won_by_value(need: tuple[str, int], value: int) -> bool | None:
+    """Whether the declarer reaches ``need`` (a :func:`target`), read off the exact
+    ``value`` of :meth:`Solver.value` (card points; null: 1 if he cannot avoid a trick)
+    where that answers it; None for every trick (:meth:`Solver.takes_all` asks that). Spares
+    a won/lost search after the value (``skatlog analyze`` asks both)."""
+    kind, amount = need
+    if kind == NEED_POINTS:
+        return value >= amount
+    if kind == NEED_NO_TRICK:
+        return value == 0
+    if kind == NEED_UNWINNABLE:
+        return False
+    return None
+
+
 @dataclass
 class Solver:
     """The compiled search with its transposition table (64 MB, reused across calls).
@@ -387,4 +402,4 @@ def solve(pos: Position, *, tricks: bool = False) -> Solution:
 __all__ = ["NEED_ALL_TRICKS", "NEED_NO_TRICK", "NEED_POINTS", "NEED_UNWINNABLE", "Position",
            "Solution", "Solver", "card_line", "default_solver", "position_after_discard", "solve",
            "state_at",
-           "target"]
+           "target", "won_by_value"]

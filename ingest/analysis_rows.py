@@ -17,7 +17,14 @@ from typing import Any
 import pyarrow as pa
 
 from skatlog.engine import GameRecord, Play
-from skatlog.engine.solver import Position, Solver, default_solver, state_at, target
+from skatlog.engine.solver import (
+    Position,
+    Solver,
+    default_solver,
+    state_at,
+    target,
+    won_by_value,
+)
 
 from .schema import table_from_columns
 
@@ -34,7 +41,9 @@ def analyse_record(game_id: int, record: GameRecord, solver: Solver | None = Non
     start = Position.from_state(state)
     need = target(state.declaration, state.bid, state.matadors())
     value = solver.value(start)
-    won = solver.wins(start, need)
+    won = won_by_value(need, value)  # the card-by-card searches reuse the value's table
+    if won is None:  # every trick: a search of its own
+        won = solver.wins(start, need)
     cards = [m for m in record.moves if isinstance(m, Play)]
     before = won
     here = start

@@ -33,6 +33,7 @@ from skatlog.engine.solver import (
     Solver,
     position_after_discard,
     target,
+    won_by_value,
 )
 
 SOLVER = Solver()
@@ -152,6 +153,25 @@ def test_target_asks_the_core() -> None:
     schneider = Declaration(Contract.SPADES, hand=True, schneider_announced=True)
     assert target(schneider, 18, 1) == (NEED_POINTS, 90)
     assert target(Declaration(Contract.NULL), 23, 0) == (NEED_NO_TRICK, 0)
+
+
+def test_the_value_answers_won_or_lost_as_the_null_window_does() -> None:
+    """``won_by_value`` (what ``skatlog analyze`` reads off the exact value instead of a
+    second search) agrees with :meth:`Solver.wins` for every kind of target."""
+    rng = np.random.default_rng(16)
+    for i in range(600):
+        contract = (core.NULL, core.GRAND, int(rng.integers(4)))[i % 3]
+        pos = random_endgame(rng, int(rng.integers(2, 5)), contract)
+        value = SOLVER.value(pos)
+        needs = [(NEED_UNWINNABLE, 0), (NEED_ALL_TRICKS, core.N_TRICKS)]
+        needs += [(NEED_NO_TRICK, 0)] if pos.null else [(NEED_POINTS, p) for p in (
+            0, 31, 61, 90, 120, value, value + 1)]
+        for need in needs:
+            answer = won_by_value(need, value)
+            if need[0] == NEED_ALL_TRICKS:
+                assert answer is None
+            else:
+                assert answer == SOLVER.wins(pos, need), (pos, need, value)
 
 
 def test_positions_refuse_what_cannot_be() -> None:
