@@ -145,10 +145,7 @@ def match_lines(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: 
     stretch of claimed hands, whole lines compared as bytes. Returns the mask of matched
     lines and the simulator's tables of those hands (``games`` rows in line order per
     stretch, repeats kept, as :func:`~.simulated.reproduce` gives them)."""
-    from skatlog.engine.batch import simulate_batch
     from skatlog.engine.jit import HAVE_NUMBA
-
-    from .sim_text import batch_lines, program
 
     matched = np.zeros(len(starts), dtype=bool)
     if not HAVE_NUMBA or not candidates.any():
@@ -171,6 +168,12 @@ def match_lines(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates: 
         run = _run_of_bytes(seed, b0, b1, b2, index % 3, sessions is not None)
         if run is not None:
             runs[run].append((index, k))
+    if not runs:  # no claim: the simulator is not even imported (0.2-0.3 s a process)
+        return matched, []
+    from skatlog.engine.batch import simulate_batch
+
+    from .sim_text import batch_lines, program
+
     tables: list[dict[str, pa.Table]] = []
     for (kind, seed, bots, sessions), items in runs.items():
         items.sort()
@@ -200,10 +203,6 @@ def _one_stretch(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates:
     the simulator's line of the hand it claims itself (its claim is part of those bytes), the
     same verdict as line by line. Returns the simulator's tables of those hands, or None
     (then the lines are matched one by one)."""
-    from skatlog.engine.batch import simulate_batch
-
-    from .sim_text import batch_lines, program
-
     count = len(starts)
     if not count or count > MAX_SPAN or not candidates.all():
         return None
@@ -218,6 +217,10 @@ def _one_stretch(chunk: bytes, starts: np.ndarray, ends: np.ndarray, candidates:
     run = _run_of_bytes(seed, b0, b1, b2, first % 3, sessions is not None)
     if run is None:
         return None
+    from skatlog.engine.batch import simulate_batch
+
+    from .sim_text import batch_lines, program
+
     kind, run_seed, bots, with_sessions = run
     batch = simulate_batch(run_seed, first, count, bots)
     lines = batch_lines(batch, program(kind, run_seed, bots, with_sessions))
