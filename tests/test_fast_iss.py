@@ -344,14 +344,21 @@ def test_ingest_into_archive_and_again(engine_games, iss_dir: Path, tmp_path) ->
     assert len(set(games.column("game_id").to_pylist())) == games.num_rows
 
 
-def test_validation_json_equals_reference(engine_games, iss_dir: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_validation_json_equals_reference(engine_games, iss_dir: Path, workers: int) -> None:
+    """In one process and with two workers (which validate the records they hand over
+    themselves, ``FastBatch.settled``)."""
     _, lines = engine_games
     texts = {"games.sgf": "\n".join(lines[:200]) + "\n"}
     texts.update({p.name: p.read_text() for p in sorted(iss_dir.glob("*.sgf"))})
     for name, text in texts.items():
         want = [game_json(g) for g in iter_text_games(text, name, "iss")]
-        got = list(iter_validation_json(io.BytesIO(text.encode()), workers=1, source=name))
+        got = list(iter_validation_json(io.BytesIO(text.encode()), workers=workers,
+                                        source=name))
         assert got == want, name
+    batches = list(fast_validate_iss(io.BytesIO(texts["games.sgf"].encode()),
+                                     workers=workers, source="games.sgf"))
+    assert all((b.settled is not None) == (workers > 1) for b in batches)
 
 
 def _archive_tables(archive: Path) -> dict[str, pa.Table]:
