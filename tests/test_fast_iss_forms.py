@@ -1,7 +1,8 @@
 """Forms other programs write that the compiled ISS kernel decides itself, exactly as the
 reference reader does: '|' between the hands of the deal, an ouvert declaration listing its
 ten open cards, a pick-up the world does not answer with the skat, and tag values with
-non-ASCII or control characters (kept as json.dumps escapes them). Each record is accepted
+non-ASCII or control characters (kept as json.dumps escapes them), and another program's
+tags with ISS backslash escapes (undone before the JSON is written). Each record is accepted
 by the kernel (nothing goes to the slow path) and gives the reference path's rows."""
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ FORMS = {
     "non_ascii_and_control_characters_in_tags": _line(
         f"{DEAL} 1 p 2 p 0 18 0 CHS {PLAY}", "d:0 loss v:-288 m:8 bidok p:78 t:8 s:0 z:0",
         tags="CO[Grüße ☃ 😀]XX[tab\there]"),
+    "escapes_in_other_programs_tags": _line(
+        f"{DEAL} 1 p 2 p 0 18 0 CHS {PLAY}", "d:0 loss v:-288 m:8 bidok p:78 t:8 s:0 z:0",
+        tags=r'CO[a \] b \\ "c" \é \\\] end]GC[x\y]'),
 }
 
 
@@ -71,3 +75,13 @@ def test_a_listed_card_that_is_not_a_card_still_goes_to_the_reference_path() -> 
     line = _line(f"{DEAL} 1 p 2 p 0 18 0 CO.CJ.SJ.XX {PLAY}", "d:0 loss v:-360 m:8")
     batch = next(iter(fast_validate_iss(io.BytesIO((line + "\n").encode()), workers=1)))
     assert len(batch.slow) == 1
+
+
+@pytest.mark.parametrize("tag", ["P0", "ID", "SE", "PC", "DT"])
+def test_an_escape_in_a_value_the_game_reads_goes_to_the_reference_path(tag: str) -> None:
+    line = _line(f"{DEAL} 1 p 2 p 0 18 0 CHS {PLAY}",
+                 "d:0 loss v:-288 m:8 bidok p:78 t:8 s:0 z:0", tags="")
+    line = line.replace("(;GM[Skat]", f"(;GM[Skat]{tag}[x\\]y]", 1) if tag not in (
+        "P0", "ID", "PC") else line.replace(f"{tag}[", f"{tag}[x\\]", 1)
+    batch = next(iter(fast_validate_iss(io.BytesIO((line + "\n").encode()), workers=1)))
+    assert len(batch.slow) == 1, line

@@ -47,7 +47,8 @@ CORRUPT_CARD = 11
 SCORE_MISMATCH = 12
 #: The replay is legal but the recorded result differs in some field: the slow path classifies.
 RESULT_DIFFERS = 20
-#: Something the kernel does not decide (escapes, ouvert card lists, off-ladder bids, ...).
+#: Something the kernel does not decide (an escape in a value the game reads, ouvert card
+#: lists, off-ladder bids, ...).
 UNSURE = 21
 #: Not a complete one-line record (part of a multi-line record, or junk): slow path.
 FRAGMENT = 22
@@ -961,12 +962,20 @@ def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, t
             return
         ve = i
         i += 1
-        if escaped or te - ts > 7 or ntags >= MAX_TAGS:
+        if te - ts > 7 or ntags >= MAX_TAGS:
             row[F_STATUS] = UNSURE
             return
         code = 0
         for k in range(7):
             code = code * 256 + (buf[ts + k] if ts + k < te else 0)
+        if escaped and (code == TAG_MV or code == TAG_R or code == TAG_DT or code == TAG_GM
+                        or code == TAG_P0 or code == TAG_P1 or code == TAG_P2
+                        or code == TAG_ID or code == TAG_SE or code == TAG_PC
+                        or code == TAG_OW or code == TAG_RU):
+            # an escape in a value the game or its id reads: the reader's; one in another
+            # program's tag (a comment, a rating) is undone as the JSON below is written
+            row[F_STATUS] = UNSURE
+            return
         for k in range(ntags):
             if tags[k, 0] == code:  # a tag twice: a syntax error for the reader
                 row[F_STATUS] = UNSURE
@@ -1077,8 +1086,13 @@ def _game_line(buf, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, t
         p = tags[k, 1]
         while p < tags[k, 2]:
             b = buf[p]
+            if b == 92:  # an ISS escape (parse_properties): the next character as it is
+                p += 1
+                if p >= tags[k, 2]:
+                    break
+                b = buf[p]
             if b >= 32 and b < 128:
-                if b == 34:
+                if b == 34 or b == 92:  # json.dumps: \" and \\
                     eb[ext] = 92
                     ext += 1
                 eb[ext] = b
