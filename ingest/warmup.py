@@ -3,13 +3,14 @@
 numba compiles a function on its first call and caches the machine code beside the source
 (``__pycache__``, keyed by a hash of the source); a cold cache makes the first run after an
 install pay for it: the compiled ISS kernel takes one to two minutes to compile, the batch
-simulator about a minute. :func:`warm_up` makes those calls once, each group of kernels in
-its own process so that two cores compile at once, and leaves the cache warm for every later
-run. ``pip install`` runs it (the build backend ``build_support/skatlog_build.py``, on the
-unpacked wheel or the source tree) so that the installed package ships the cache; ``skatlog
-warm-up`` runs it by hand (``scripts/demo.sh`` and ``scripts/test.sh`` do after installing,
-where it only loads). Without numba it does nothing: the plain-Python fallbacks need no
-compiling.
+simulator about a minute, the solver (``analyze``, ``solve``, the ``pimc`` bot) several
+seconds in every process that uses it. :func:`warm_up` makes those calls once, each group of
+kernels in its own process so that two cores compile at once, and leaves the cache warm for
+every later run. ``pip install`` runs it (the build backend ``build_support/skatlog_build.py``,
+on the unpacked wheel or the source tree) so that the installed package ships the cache;
+``skatlog warm-up`` runs it by hand (``scripts/demo.sh`` and ``scripts/test.sh`` do after
+installing, where it only loads). Without numba it does nothing: the plain-Python fallbacks
+need no compiling.
 """
 
 from __future__ import annotations
@@ -73,9 +74,22 @@ def _reference_engine() -> str:
     return "rules core for the reference engine"
 
 
+def _solver() -> str:
+    from skatlog.engine import core
+    from skatlog.engine.solver import Position, Solver
+
+    solver = Solver()
+    hands = (0b111, 0b111 << 8, 0b111 << 16)  # three cards each: the search, then its endgame
+    for contract in (core.GRAND, core.NULL):
+        position = Position(hands, contract, 0, 0, (), 0, 0, core.N_TRICKS - 3)
+        solver.solve(position)
+        solver.value(position, tricks=True)
+    return "perfect-information solver"
+
+
 #: The groups, slowest first, so the longest compile starts at once.
 GROUPS: tuple[Callable[[], str], ...] = (_iss_kernel, _batch_simulator, _foster_simulator,
-                                         _reference_engine)
+                                         _solver, _reference_engine)
 
 
 def _timed(group: Callable[[], str]) -> tuple[str, float]:

@@ -13,7 +13,7 @@ from skatlog.cli import app
 def test_warm_up_reports_every_group_and_leaves_the_kernels_loadable() -> None:
     result = CliRunner().invoke(app, ["warm-up", "--workers", "2"])
     assert result.exit_code == 0, result.output
-    for group in ("ISS kernel", "batch simulator", "rules core"):
+    for group in ("ISS kernel", "batch simulator", "rules core", "perfect-information solver"):
         assert f"compiled {group}" in result.output
     assert "warm-up done" in result.output
     # a fresh process finds the ISS kernel in numba's cache: a hit, no compiling
@@ -21,6 +21,16 @@ def test_warm_up_reports_every_group_and_leaves_the_kernels_loadable() -> None:
              "from skatlog.ingest.fast import iss_kernel as K; "
              "from skatlog.ingest.fast.columns import scan; scan(_ISS_LINE); "
              "s = K.scan_chunk.stats; print(sum(s.cache_hits.values()), "
+             "sum(s.cache_misses.values()))")
+    hits, misses = map(int, subprocess.run([sys.executable, "-c", probe], check=True,
+                                           capture_output=True, text=True).stdout.split())
+    assert (hits, misses) == (1, 0)
+    # ... and the solver's search (analyze, solve and the pimc bot use it)
+    probe = ("from skatlog.engine import core, solver_kernel as k; "
+             "from skatlog.engine.solver import Position, Solver; "
+             "Solver().value(Position((7, 7 << 8, 7 << 16), core.GRAND, 0, 0, (), 0, 0, 7),"
+             " tricks=True); "
+             "s = k.search.stats; print(sum(s.cache_hits.values()), "
              "sum(s.cache_misses.values()))")
     hits, misses = map(int, subprocess.run([sys.executable, "-c", probe], check=True,
                                            capture_output=True, text=True).stdout.split())
