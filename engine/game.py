@@ -389,18 +389,13 @@ class GameState:
                               rule="R8", move=move)
         hand = self.hands[seat]
         if not hand >> move.card & 1:
-            raise CardNotInHand(f"seat {seat} does not hold {move.card}", rule="R8", move=move)
+            raise card_not_held(move)
         if self.trick_cards:
             contract = self.kind
             led = self.trick_cards[0]
             legal = int(core.legal_cards(hand, core.follow_mask(contract, int(led))))
             if not legal >> move.card & 1:
-                raise Revoke(
-                    f"{move.card} does not follow {_suit_name(EFFECTIVE[contract][led])}"
-                    f" led with {led}, though seat {seat} holds "
-                    + ".".join(c.name for c in cards_of(legal)),
-                    rule="R20" if self.ramsch else "R8", move=move,
-                )
+                raise revoke(move, contract, int(led), legal, self.ramsch)
 
     def _check_discard(self, move: Discard) -> None:
         self._check_declarer(move)
@@ -668,6 +663,24 @@ ENDINGS: tuple[Ending, ...] = tuple(Ending)
 _END_CODES = {ending: code for code, ending in enumerate(ENDINGS)}
 assert ENDINGS[core.END_DEFENDERS_31] is Ending.DEFENDERS_31
 assert ENDINGS[core.END_PENALTY] is Ending.PENALTY
+
+
+def card_not_held(move: Play) -> CardNotInHand:
+    """The error of a card played that its seat does not hold (R8). A function beside
+    :meth:`GameState.check` so that a compiled path that found the same fault reports it in
+    the same words."""
+    return CardNotInHand(f"seat {move.seat} does not hold {move.card}", rule="R8", move=move)
+
+
+def revoke(move: Play, contract: int, led: int, legal: int, ramsch: bool) -> Revoke:
+    """The error of a card that does not follow the card ``led`` though the seat's ``legal``
+    cards (a mask) do (R8; R20 in a Ramsch); see :func:`card_not_held`."""
+    return Revoke(
+        f"{move.card} does not follow {_suit_name(EFFECTIVE[contract][led])}"
+        f" led with {Card(led)}, though seat {move.seat} holds "
+        + ".".join(c.name for c in cards_of(legal)),
+        rule="R20" if ramsch else "R8", move=move,
+    )
 
 
 def _suit_name(effective: int) -> str:

@@ -59,6 +59,8 @@ _CARDS: dict[str, Card] = {card.name: card for card in Card}
 _RANKS = frozenset("789TJQKA")
 _CONTRACT_LETTERS = frozenset("GCSHDN")
 _SEATS = {"0": 0, "1": 1, "2": 2}
+#: How a played card is named in a reading error (``the card played is the unknown ...``).
+PLAYED_CARD = "the card played"
 _RESULT_FLAGS = frozenset({"win", "loss", "penalty", "bidok", "overbid"})
 #: Longer digit strings are no bid but a syntax error. Shorter off-ladder numbers are bids
 #: the auction refuses (illegal_bid); the compiled kernel draws the same line (it reads at
@@ -340,7 +342,7 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
         elif action.startswith("SC."):  # show cards, with the cards named
             moves.append((number, ShowCards(seat)))
         elif len(action) == 2 and (action[1] in _RANKS or action == "??"):
-            moves.append((number, Play(seat, _card(action, number, "the card played"))))
+            moves.append((number, Play(seat, _card(action, number, PLAYED_CARD))))
         elif action[0] in _CONTRACT_LETTERS and (len(action) == 1 or action[1] not in _RANKS):
             head, _, rest = action.partition(".")
             try:

@@ -106,9 +106,7 @@ def replay_parsed(parsed: ParsedGame) -> LogGame:
             try:
                 state.apply(move)
             except RuleError as err:
-                errors.append(GameError(
-                    err.code, f"{describe_move(move, parsed.meta.players)}: {err.message}",
-                    parsed.line, number, err.rule))
+                errors.append(move_error(err, move, number, parsed))
                 break
         else:
             if not state.finished:
@@ -127,6 +125,12 @@ def replay_parsed(parsed: ParsedGame) -> LogGame:
         meta=parsed.meta, record=record, recorded=parsed.recorded, errors=tuple(errors),
         warnings=tuple(parsed.warnings), value_check=value_check, extra=parsed.extra,
     )
+
+
+def move_error(err: RuleError, move: Move, number: int, parsed: ParsedGame) -> GameError:
+    """The diagnostic of move ``number`` breaking a rule: who did what, then why."""
+    return GameError(err.code, f"{describe_move(move, parsed.meta.players)}: {err.message}",
+                     parsed.line, number, err.rule)
 
 
 def foster_label(kind: int) -> str:

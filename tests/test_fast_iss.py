@@ -140,14 +140,18 @@ def test_real_records_match_reference(iss_dir: Path) -> None:
     assert accepted >= 20 and slow >= 1
 
 
-def test_corrupt_card_record_goes_to_the_slow_path(iss_dir: Path) -> None:
+def test_corrupt_card_record_is_settled_by_the_kernel_as_the_reference_reads_it(
+        iss_dir: Path) -> None:
+    """A real record with a ``??`` card played: the kernel settles it (no slow path), and
+    its verdict is the reference validator's, field for field."""
     path = iss_dir / "jskat__MessageParserTest.sgf"
-    slow = [raw for batch in fast_validate_iss(path, workers=1) for raw in batch.slow]
-    corrupt = [raw for raw in slow if "ID[18358]" in raw.text]
-    assert len(corrupt) == 1
-    game = validate_text(corrupt[0].text, str(path), "iss")[0]
-    assert game.errors[0].code == "corrupt_card" and game.errors[0].move == 8
-    assert corrupt[0].line == 10
+    batches = list(fast_validate_iss(path, workers=1))
+    assert not [raw for b in batches for raw in b.slow if "ID[18358]" in raw.text]
+    corrupt = [game for b in batches for game in b.decided if "ID[18358]" in game.raw]
+    assert len(corrupt) == 1 and corrupt[0].line == 10
+    reference = [g for g in validate_text(path.read_text(), str(path), "iss") if g.line == 10]
+    assert reference[0].errors[0].code == "corrupt_card" and reference[0].errors[0].move == 8
+    assert corrupt == reference
 
 
 # ------------------------------------------------------------------ corruption

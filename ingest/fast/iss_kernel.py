@@ -125,7 +125,20 @@ F_R_S = 51  # the raw R[...] text in the chunk, -1 if absent
 F_R_E = 52
 F_DT_S = 53  # the DT value in the chunk
 F_DT_E = 54
-N_FIELDS = 55
+# A rule error the kernel settles itself (:func:`_decided`): 1 when the status is the
+# reference validator's verdict too; the seat, card, the card led, the seat's hand (two
+# 16-bit halves) and the contract at that move, for the verdict's message.
+F_DECIDED = 55
+F_ERR_SEAT = 56
+F_ERR_CARD = 57
+F_ERR_LED = 58
+F_ERR_HAND_LO = 59
+F_ERR_HAND_HI = 60
+F_ERR_CONTRACT = 61
+N_FIELDS = 62
+
+#: Statuses the kernel may settle (``F_DECIDED``): its verdict is the reference's.
+DECIDED_STATUSES = (CARD_NOT_IN_HAND, REVOKE, CORRUPT_CARD)
 
 #: Tags whose value offsets are kept (F_META[g, 2*i], F_META[g, 2*i+1]); -1 when missing.
 META_TAGS = ("P0", "P1", "P2", "ID", "SE", "PC")
@@ -341,6 +354,60 @@ def _parse_result(buf, s, e, row, words):
 def _fail(row, status, move):
     row[F_STATUS] = status
     row[F_ERR_MOVE] = move
+    return status
+
+
+@njit(cache=True)
+def _decided(row, status, move, seat, card, led, hand, contract, clean, buf, i, me, card_code):
+    """Fail with a rule error found in the card play, and settle it (``F_DECIDED``) when the
+    reference validator is sure to give the same verdict.
+
+    The reference reader parses the whole move list before it replays a move, so a fault
+    that reading finds later in the list wins over a rule error. Here the rest of the list
+    (from ``buf[i]``) must be plain card plays, ``<seat> <card>``; a ``??`` card among them
+    is that reader's verdict instead (``corrupt_card`` at its move, where reading stops).
+    Anything else in the rest (a resignation, a bid, an odd token) leaves the record to the
+    slow path, as does ``clean`` False (an off-ladder bid before: the reader warns of it).
+    ``status`` CORRUPT_CARD (a ``??`` played) is settled as it stands: reading stops there.
+    """
+    row[F_STATUS] = status
+    row[F_ERR_MOVE] = move
+    if not clean:
+        return status
+    row[F_ERR_SEAT] = seat
+    row[F_ERR_CARD] = card
+    row[F_ERR_LED] = led
+    row[F_ERR_HAND_LO] = hand & 0xFFFF
+    row[F_ERR_HAND_HI] = (hand >> 16) & 0xFFFF
+    row[F_ERR_CONTRACT] = contract
+    if status != CORRUPT_CARD:
+        while True:
+            while i < me and _is_space(buf[i]):
+                i += 1
+            if i >= me:
+                break
+            ws = i
+            while i < me and not _is_space(buf[i]):
+                i += 1
+            we = i
+            while i < me and _is_space(buf[i]):
+                i += 1
+            if i >= me:
+                return status  # a player without a move: the reader's syntax error
+            as_ = i
+            while i < me and not _is_space(buf[i]):
+                i += 1
+            move += 1
+            if we - ws != 1 or buf[ws] < 48 or buf[ws] > 50 or i - as_ != 2:
+                return status
+            if buf[as_] == 63 and buf[as_ + 1] == 63:
+                row[F_STATUS] = CORRUPT_CARD
+                row[F_ERR_MOVE] = move
+                row[F_DECIDED] = 1
+                return CORRUPT_CARD
+            if card_code[buf[as_], buf[as_ + 1]] < 0:
+                return status
+    row[F_DECIDED] = 1
     return status
 
 
@@ -577,11 +644,13 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                 return _fail(row, WRONG_PLAYER, move)
             h = hands[seat]
             if not (h >> card) & 1:
-                return _fail(row, CARD_NOT_IN_HAND, move)
+                return _decided(row, CARD_NOT_IN_HAND, move, seat, card, -1, h, contract,
+                                not extra_bid, buf, i, me, card_code)
             if ntrick_cards > 0:
                 legal = core.legal_cards(h, core.follow_mask(contract, trick[0]))
                 if not (legal >> card) & 1:
-                    return _fail(row, REVOKE, move)
+                    return _decided(row, REVOKE, move, seat, card, trick[0], h, contract,
+                                    not extra_bid, buf, i, me, card_code)
             hands[seat] = h & ~(np.int64(1) << card)
             _tok(kb, cur, seat)
             _put(kb, cur, b0)
@@ -610,8 +679,9 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                 elif reached != core.END_NONE:
                     decided = reached  # R17: decided; the record may stop here or play on
             continue
-        if n == 2 and b0 == 63 and buf[as_ + 1] == 63:
-            return _fail(row, CORRUPT_CARD, move)
+        if n == 2 and b0 == 63 and buf[as_ + 1] == 63:  # "<seat> ??": reading stops here
+            return _decided(row, CORRUPT_CARD, move, seat, -1, -1, 0, contract, not extra_bid,
+                            buf, i, me, card_code)
         # ---- RE (resign) and SC (show cards), R17
         if n == 2 and b0 == 82 and buf[as_ + 1] == 69:
             if contract < 0:

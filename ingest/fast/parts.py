@@ -5,7 +5,8 @@ here each task (a few consecutive chunks of the file) is scanned by the kernel, 
 the ``games``/``tricks``/``auction`` tables of its accepted games and written straight to its
 own partition files (``<table>/part-<ingest_id>-c<task>-<n>.parquet``) inside the archive,
 under the lock the main process's :class:`~skatlog.ingest.archive.ArchiveWriter` holds. The
-records the kernel hands over are settled in the worker too (:func:`_settle_slow`): the
+records the kernel hands over are settled in the worker too (:func:`_settle_slow`; the
+rejects the kernel settles itself come ready, :mod:`.verdicts`): the
 simulator's own lines (:mod:`..sim_claims`) and the records the reference validator finds
 valid are written to the same partition files; only the file names, the game ids written and
 the games the main process must still see (rejects, prose between records, claims that did
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import heapq
 import itertools
 import multiprocessing as mp
 import os
@@ -121,6 +123,7 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
     seen_here = IdSet()
     written: list[np.ndarray] = []
     slow: list[RawRecord] = []
+    decided: list[LogGame] = []
     accepted = 0
 
     def store(tables: dict[str, pa.Table]) -> None:
@@ -141,6 +144,7 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
         for first, chunk in chunks:
             batch = process_chunk(first, chunk, source, True, ingest_id, rules, claims=True)
             slow.extend(batch.slow)
+            decided.extend(batch.decided)
             accepted += batch.accepted + batch.matched
             if batch.tables is not None and batch.tables["games"].num_rows:
                 store(batch.tables)
@@ -155,8 +159,9 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
         files.abandon()
         raise
     ids_out = np.concatenate(written) if written else np.empty(0, np.int64)
-    return PartBatch(number, accepted, ids_out, {t: p for t, p in parts.items() if p},
-                     settled.games)
+    games = settled.games if not decided else list(
+        heapq.merge(decided, settled.games, key=lambda game: game.line))
+    return PartBatch(number, accepted, ids_out, {t: p for t, p in parts.items() if p}, games)
 
 
 @dataclass

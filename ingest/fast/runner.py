@@ -5,11 +5,13 @@ kernel over its chunk and builds the archive tables of the games it accepted. Ev
 kernel did not accept (an error, ``??``, a value that differs from the record, anything it is
 not sure about) comes back as a :class:`~skatlog.ingest.sources.RawRecord` for the slow path,
 the reference validator (:func:`skatlog.ingest.validate.replay_parsed`), which gives the
-precise diagnosis. Batches come back in file order.
+precise diagnosis; except the rejects the kernel settles itself (a revoke, a card not held, a
+``??`` card, :mod:`.verdicts`), whose verdicts come back ready. Batches come back in file order.
 """
 
 from __future__ import annotations
 
+import heapq
 import multiprocessing as mp
 import os
 from collections import deque
@@ -28,6 +30,7 @@ from ..sources import RawRecord, iter_lines_records
 from . import iss_kernel as K
 from .columns import ChunkScan, archive_tables, scan
 from .stream import CHUNK_BYTES, iter_chunks, open_binary
+from .verdicts import decided_game, settled_rows
 
 #: Names of the kernel's status codes (0 = accepted; 1-12 = model.ERROR_CODES).
 STATUS_NAMES = {
@@ -91,6 +94,8 @@ class FastBatch:
     #: ``slow`` already validated by the reference validator (in the worker that scanned the
     #: chunk), in the same order; None when the caller validates them (:meth:`slow_games`)
     settled: list[LogGame] | None = None
+    #: the rejects the kernel settled itself (:mod:`.verdicts`), in file order
+    decided: list[LogGame] = field(default_factory=list)
 
     @property
     def accepted(self) -> int:
@@ -99,8 +104,8 @@ class FastBatch:
 
     @property
     def seen(self) -> int:
-        """Records in the chunk: accepted plus the ones for the slow path."""
-        return self.accepted + len(self.slow)
+        """Records in the chunk: accepted, settled by the kernel, and for the slow path."""
+        return self.accepted + len(self.decided) + len(self.slow)
 
     @property
     def lines(self) -> np.ndarray:
@@ -134,12 +139,14 @@ class FastBatch:
         return out
 
     def slow_games(self) -> Iterator[LogGame]:
-        """The slow-path records, validated by the reference validator (in file order):
-        the worker's verdicts when it settled them, else validated here."""
-        if self.settled is not None:
-            yield from self.settled
+        """Every record the kernel did not accept, validated, in file order: the rejects it
+        settled itself (``decided``) and the slow path's records, by the reference validator
+        (the worker's verdicts when it settled them, else validated here)."""
+        slow = self.settled if self.settled is not None else _settle(self.slow, self.rules)
+        if not self.decided:
+            yield from slow
             return
-        yield from _settle(self.slow, self.rules)
+        yield from heapq.merge(self.decided, slow, key=_line)
 
 
 def _settle(records: list[RawRecord], rules: Rules) -> Iterator[LogGame]:
@@ -169,6 +176,30 @@ def iter_validation_json(path_or_stream: str | os.PathLike[str] | BinaryIO, *,
             else:
                 yield slow[j]
                 j += 1
+
+
+def _line(game: LogGame) -> int:
+    return game.line
+
+
+def _decided_games(scan_: ChunkScan, source: str) -> tuple[list[LogGame], np.ndarray]:
+    """The verdicts of the rejects the kernel settled (:mod:`.verdicts`), and the mask of
+    their rows; a row whose text the record splitter would cut otherwise (a comment, a
+    byte-order mark), or that the reader sees otherwise, stays for the slow path."""
+    rows = scan_.rows
+    done = np.zeros(len(rows), dtype=bool)
+    games: list[LogGame] = []
+    for r in settled_rows(rows):
+        row = rows[r]
+        text = scan_.chunk[row[K.F_START]:row[K.F_END]].decode("utf-8", "replace")
+        if not _whole_record(text):
+            continue
+        game = decided_game(text.strip(), source, int(row[K.F_LINE]) + scan_.first_line,
+                            scan_.rules, row)
+        if game is not None:
+            games.append(game)
+            done[r] = True
+    return games, done
 
 
 def _slow_records(scan_: ChunkScan, source: str, settled: np.ndarray | None = None
@@ -226,18 +257,21 @@ def process_chunk(first_line: int, chunk: bytes, source: str, build_tables: bool
     validator."""
     scan_ = scan(chunk, first_line, rules)
     tables = archive_tables(scan_, source, ingest_id) if build_tables else None
-    matched: np.ndarray | None = None
+    decided, done = _decided_games(scan_, source)
+    matched = 0
     claimed: list[dict[str, pa.Table]] = []
     if claims:
         from ..sim_claims import match_lines
 
         rows = scan_.rows
-        matched, claimed = match_lines(chunk, rows[:, K.F_START], rows[:, K.F_END],
-                                       rows[:, K.F_STATUS] == K.UNSURE, ingest_id)
-    slow = _slow_records(scan_, source, matched)
+        claims_matched, claimed = match_lines(chunk, rows[:, K.F_START], rows[:, K.F_END],
+                                              rows[:, K.F_STATUS] == K.UNSURE, ingest_id)
+        matched = int(claims_matched.sum())
+        done |= claims_matched
+    slow = _slow_records(scan_, source, done)
     return FastBatch(source, first_line, scan_.rows, scan_.deals, scan_.tricks, slow, tables,
-                     rules, 0 if matched is None else int(matched.sum()), claimed,
-                     list(_settle(slow, rules)) if settle else None)
+                     rules, matched, claimed, list(_settle(slow, rules)) if settle else None,
+                     decided)
 
 
 def warm_up(slow_path: bool = False) -> None:
