@@ -196,9 +196,11 @@ def bench_ingest(path: Path, workers: int) -> dict[str, Any]:
     from skatlog.ingest.fast import ingest_iss_fast
 
     rows = Clock()
-    saved = (fast_ingest._SlowSink.add, fast_ingest._SlowSink.flush)
-    fast_ingest._SlowSink.add = rows.wrap(saved[0])  # type: ignore[method-assign]
-    fast_ingest._SlowSink.flush = rows.wrap(saved[1])  # type: ignore[method-assign]
+    sink = fast_ingest._SlowSink
+    saved = (sink.add, sink.flush, sink.add_rejects)
+    sink.add = rows.wrap(saved[0])  # type: ignore[method-assign]
+    sink.flush = rows.wrap(saved[1])  # type: ignore[method-assign]
+    sink.add_rejects = rows.wrap(saved[2])  # type: ignore[method-assign]
     archive = Path(tempfile.mkdtemp(prefix="skatlog-bench-archive-", dir=OUT))
     me0, kids0 = _cpu()
     try:
@@ -206,7 +208,7 @@ def bench_ingest(path: Path, workers: int) -> dict[str, Any]:
         summary = ingest_iss_fast([path], archive, workers=workers)
         wall = time.perf_counter() - start
     finally:
-        fast_ingest._SlowSink.add, fast_ingest._SlowSink.flush = saved
+        sink.add, sink.flush, sink.add_rejects = saved  # type: ignore[method-assign]
         shutil.rmtree(archive, ignore_errors=True)
     me1, kids1 = _cpu()
     main_cpu, worker_cpu = me1 - me0, kids1 - kids0

@@ -161,17 +161,28 @@ def test_settled_rejects_are_the_reference_verdicts(variants, workers: int) -> N
 
 
 def test_a_fast_ingest_stores_the_reference_ingests_rejects(variants, tmp_path) -> None:
-    """Settled rejects reach the archive's ``rejects`` table as the reference ingest's."""
+    """Settled rejects reach the archive's ``rejects`` table as the reference ingest's;
+    the workers build those rows and the summary's share of them (counts, examples)."""
     from skatlog.ingest.archive import read_table
     from skatlog.ingest.fast import ingest_iss_fast
     from skatlog.ingest.pipeline import ingest_paths
 
     log = tmp_path / "v.sgf"
-    log.write_text("\n".join(line for _, line in variants) + "\n")
+    valid = _lines(70, 4_000)
+    # the first task holds one reject and a line of prose, so the summary's examples are
+    # gathered across the workers' tasks in file order
+    body = [*valid[:60], variants[0][1], "this line is prose, not a record", *valid[60:],
+            *(line for _, line in variants)]
+    log.write_text("\n".join(body) + "\n")
     fast = ingest_iss_fast([log], tmp_path / "fast", workers=2, chunk_bytes=1 << 14)
     ref = ingest_paths([log], tmp_path / "ref", progress=False, fast=False)
     assert (fast.seen, fast.stored, fast.rejected, fast.rejected_by_code) == \
         (ref.seen, ref.stored, ref.rejected, ref.rejected_by_code)
+    assert (fast.examples, fast.not_records, fast.not_record_examples) == \
+        (ref.examples, ref.not_records, ref.not_record_examples)
+    assert fast.not_records == 1 and len(fast.examples) == 5
+    assert (fast.rejects_stored, fast.reject_duplicates) == \
+        (ref.rejects_stored, ref.reject_duplicates)
     tables = [read_table(tmp_path / name, "rejects").drop_columns(["ingest_id"]).to_pylist()
               for name in ("fast", "ref")]
     assert tables[0] == tables[1]

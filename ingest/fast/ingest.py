@@ -29,13 +29,13 @@ from skatlog.engine.rules import ISKO_ISS, Rules
 from ..archive import ArchiveWriter
 from ..interrupt import RunInterrupted, commit_interval, graceful_stop, stop_requested
 from ..model import LogGame
-from ..pipeline import IngestSummary, file_digest, interrupted_message
+from ..pipeline import EXAMPLES, IngestSummary, file_digest, interrupted_message
 from ..rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
 from ..schema import TABLES
 from ..simulated import claims_simulation, reproduce
 from ..sniff import find_logs
 from ..sources import detect_format
-from .parts import iter_part_batches
+from .parts import TaskRejects, iter_part_batches
 from .stream import CHUNK_BYTES, is_compressed_name, open_binary
 
 FastIngestSummary = IngestSummary
@@ -65,6 +65,9 @@ class _SlowSink:
         self.by_code = by_code
         self.rows = GameRowsBuilder(writer.ingest_id)
         self.rejects = RejectRowsBuilder(writer.ingest_id)
+        #: rejects rows that came ready (a worker task's), before ``rejects``' rows
+        self.reject_tables: list[pa.Table] = []
+        self.pending_rejects = 0
         self.claims: list[LogGame] = []
 
     def add(self, game: LogGame) -> None:
@@ -79,8 +82,30 @@ class _SlowSink:
             self.summary.reject(game)
             self.by_code[game.errors[0].code if game.errors else "syntax"] += 1
             self.rejects.add(game)
-        if len(self.rows) + len(self.rejects) + len(self.claims) >= 5000:
+        if self._pending() >= 5000:
             self.flush()
+
+    def add_rejects(self, rejects: TaskRejects) -> None:
+        """A worker task's rejects: its rows and its share of the summary."""
+        summary = self.summary
+        summary.seen += rejects.rejected
+        summary.rejected += rejects.rejected
+        summary.examples += rejects.examples[:max(0, EXAMPLES - len(summary.examples))]
+        summary.not_records += rejects.not_records
+        summary.not_record_examples += rejects.not_record_examples[
+            :max(0, EXAMPLES - len(summary.not_record_examples))]
+        self.by_code.update(rejects.by_code)
+        if rejects.table is not None:
+            if len(self.rejects):  # keep file order: the rows added before go first
+                self.reject_tables.append(self.rejects.table())
+                self.rejects.clear()
+            self.reject_tables.append(rejects.table)
+            self.pending_rejects += rejects.table.num_rows
+        if self._pending() >= 5000:
+            self.flush()
+
+    def _pending(self) -> int:
+        return len(self.rows) + len(self.rejects) + self.pending_rejects + len(self.claims)
 
     def flush(self) -> None:
         if self.claims:
@@ -98,10 +123,14 @@ class _SlowSink:
             self.summary.duplicates += counts.duplicates
             self.rows.clear()
         if len(self.rejects):
-            rc = self.writer.append_rejects(self.rejects.table())
+            self.reject_tables.append(self.rejects.table())
+            self.rejects.clear()
+        if self.reject_tables:
+            rc = self.writer.append_rejects(pa.concat_tables(self.reject_tables))
             self.summary.rejects_stored += rc.rejects_stored
             self.summary.reject_duplicates += rc.reject_duplicates
-            self.rejects.clear()
+            self.reject_tables.clear()
+            self.pending_rejects = 0
 
 
 def ingest_iss_fast(
@@ -240,8 +269,10 @@ def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: Ing
             writer.adopt(batch.parts)
         else:
             _rewrite_without(writer, batch.parts, batch.ids[keep])
-        for game in batch.games:  # the task's rejects, prose and unmatched claims
+        for game in batch.games:  # the task's claims that did not match
             sink.add(game)  # written at 5,000 rows, before a commit and at the file's end
+        if batch.rejects is not None:
+            sink.add_rejects(batch.rejects)
         writer.batch_done()
         if on_progress is not None:
             on_progress(summary.seen)

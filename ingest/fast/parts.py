@@ -8,9 +8,10 @@ under the lock the main process's :class:`~skatlog.ingest.archive.ArchiveWriter`
 records the kernel hands over are settled in the worker too (:func:`_settle_slow`; the
 rejects the kernel settles itself come ready, :mod:`.verdicts`): the
 simulator's own lines (:mod:`..sim_claims`) and the records the reference validator finds
-valid are written to the same partition files; only the file names, the game ids written and
-the games the main process must still see (rejects, prose between records, claims that did
-not match) travel back.
+valid are written to the same partition files; only the file names, the game ids written, the task's
+``rejects`` rows with what the run's summary reports of them (:class:`TaskRejects`, built
+here: an Arrow table crosses the process boundary far cheaper than thousands of validated
+games), and the claims that did not match travel back.
 
 Games whose id the archive already held when the run started, and repeats within the task,
 are dropped by the worker; repeats across tasks only the main process can see (it dedupes
@@ -27,7 +28,7 @@ import itertools
 import multiprocessing as mp
 import os
 import signal
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -71,6 +72,45 @@ class PartBatch:
     ids: np.ndarray
     parts: dict[str, list[dict[str, Any]]]
     games: list[LogGame] = field(default_factory=list)
+    rejects: TaskRejects | None = None
+
+
+@dataclass
+class TaskRejects:
+    """A task's rejected records, ready for the archive: their ``rejects`` rows in file
+    order, and what the run's summary reports of them (counts by code, the first few as
+    ``validate`` prints them), as :class:`~..pipeline.IngestSummary` decides it."""
+
+    table: pa.Table | None
+    rejected: int
+    by_code: dict[str, int]
+    examples: list[str]
+    not_records: int
+    not_record_examples: list[str]
+
+
+def _task_rejects(games: list[LogGame], ingest_id: str, root: str
+                  ) -> tuple[list[LogGame], TaskRejects]:
+    """Split a task's settled games into those the main process must see (valid claims
+    that did not match) and the rejects and prose, turned into :class:`TaskRejects` here,
+    in the worker, by the summary's and the reject builder's own rules."""
+    from ..pipeline import IngestSummary
+    from ..rows import RejectRowsBuilder
+
+    local = IngestSummary(ingest_id, Path(root))
+    rows = RejectRowsBuilder(ingest_id)
+    by_code: Counter[str] = Counter()
+    kept: list[LogGame] = []
+    for game in games:
+        if game.ok:
+            kept.append(game)
+        elif not local.not_a_record(game):
+            local.reject(game)
+            by_code[game.errors[0].code if game.errors else "syntax"] += 1
+            rows.add(game)
+    return kept, TaskRejects(rows.table() if len(rows) else None, local.rejected,
+                             dict(by_code), local.examples, local.not_records,
+                             local.not_record_examples)
 
 
 def _keep_rows(tables: dict[str, pa.Table], keep: np.ndarray, ids: np.ndarray
@@ -161,7 +201,9 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
     ids_out = np.concatenate(written) if written else np.empty(0, np.int64)
     games = settled.games if not decided else list(
         heapq.merge(decided, settled.games, key=lambda game: game.line))
-    return PartBatch(number, accepted, ids_out, {t: p for t, p in parts.items() if p}, games)
+    claims, rejects = _task_rejects(games, ingest_id, root)
+    return PartBatch(number, accepted, ids_out, {t: p for t, p in parts.items() if p}, claims,
+                     rejects)
 
 
 @dataclass
