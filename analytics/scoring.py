@@ -18,9 +18,10 @@ the helpers, the report and the web app total alike.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
-import polars as pl
+if TYPE_CHECKING:  # polars is imported where it is used: the CLI loads this module at start
+    import polars as pl
 
 Scoring = Literal["list", "seeger-fabian"]
 
@@ -102,12 +103,16 @@ def total_sql(scoring: Scoring, *, value_sum: str, won_games: str, lost_games: s
 
 def defined_expr(scoring: Scoring, table_size: pl.Expr) -> pl.Expr:
     """The polars twin of :func:`defined_sql`."""
+    import polars as pl
+
     return pl.lit(True) if scoring == "list" else table_size.is_in(list(DEFENDER_BONUS))
 
 
 def total_expr(scoring: Scoring, *, value_sum: pl.Expr, won_games: pl.Expr,
                lost_games: pl.Expr, lost_at_table: pl.Expr, table_size: pl.Expr) -> pl.Expr:
     """The polars twin of :func:`total_sql` (Int64, null where the scoring is undefined)."""
+    import polars as pl
+
     value, won, lost, table_lost = (x.fill_null(0).cast(pl.Int64) for x in
                                     (value_sum, won_games, lost_games, lost_at_table))
     if scoring == "list":

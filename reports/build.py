@@ -27,11 +27,10 @@ from skatlog.analytics.scoring import DEFAULT_SCORING, LABELS, Scoring
 
 from . import figures as fg
 from .html import PLOTLY_FILE, Column, chart, esc, number, page, plural, table
-from .output import check_target, staged_folder, writer
+from .output import DEFAULT_OUT, check_target, staged_folder, writer
 from .pages import Context, overview_reading, overview_table, pages_for
 from .parts import Part, find_parts
 
-DEFAULT_OUT = Path("reports") / "out"
 REPORT_TITLE = "skatlog report"
 
 #: Called as ``progress(done, total, what)`` while the report is built.

@@ -21,6 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 #: Marks a folder as a skatlog report, so that the next build may replace it.
+#: Where ``skatlog report`` writes unless told (``--out``).
+DEFAULT_OUT = Path("reports") / "out"
+
 MARKER = ".skatlog-report"
 
 

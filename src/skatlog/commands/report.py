@@ -11,13 +11,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from skatlog.analytics.connect import AnalyticsError
 from skatlog.commands._scoring_option import SCORING_HELP, parse_scoring_option
 from skatlog.commands.archive import _fail, one_line
-from skatlog.ingest.archive import archive_path
-from skatlog.reports.build import DEFAULT_OUT, build_report
-from skatlog.reports.html import plural
-from skatlog.reports.output import OutputError
+from skatlog.reports.output import DEFAULT_OUT, OutputError
+
+# The report's own modules (DuckDB, polars, Plotly, the simulator behind the strategy pages)
+# are imported when the command runs: every other command starts faster without them.
 
 
 def register(app: typer.Typer) -> None:
@@ -51,6 +50,11 @@ def report(
     set, pages on contracts, bidding, bid levels, seats, matadors, players, tricks and, for
     simulated games, the strategy advice."""
     import duckdb
+
+    from skatlog.analytics.connect import AnalyticsError
+    from skatlog.ingest.archive import archive_path
+    from skatlog.reports.build import build_report
+    from skatlog.reports.html import plural
 
     chosen = parse_scoring_option(scoring)
     console = Console(stderr=True)
