@@ -93,6 +93,19 @@ FAST_WRITE_BATCH = 65_536
 FAST_ROWS_PER_PAGE = 1_000_000
 
 
+def _leaves(name: str, type_: pa.DataType) -> Iterator[tuple[str, pa.DataType]]:
+    """The Parquet leaf columns of a field, by the path Parquet's per-column settings
+    address (``deal.list.element``, ``recorded_result.raw``): a setting named after a
+    list or struct column itself reaches none of its values."""
+    if pa.types.is_list(type_):
+        yield from _leaves(f"{name}.list.element", type_.value_type)
+    elif pa.types.is_struct(type_):
+        for child in type_:
+            yield from _leaves(f"{name}.{child.name}", child.type)
+    else:
+        yield name, type_
+
+
 def parquet_options(schema: pa.Schema, fast: bool = False, sequential_ids: bool = False
                     ) -> dict[str, Any]:
     """``pq.ParquetWriter`` keyword arguments for a table's partitions.
@@ -103,7 +116,8 @@ def parquet_options(schema: pa.Schema, fast: bool = False, sequential_ids: bool 
     integers (card lists such as ``deal`` too) use BYTE_STREAM_SPLIT + zstd level 1 (their
     zero high bytes vanish at almost no cost, faster than a dictionary for ``deal``),
     nearly distinct 64-bit ids stay plain (snappy only where ids repeat, in child tables),
-    text gets snappy, and statistics are kept only for :data:`FAST_STATISTICS`. Measured on
+    text gets snappy, and statistics are kept only for :data:`FAST_STATISTICS`; list and
+    struct columns are set leaf by leaf (:func:`_leaves`). Measured on
     simulated hands: ~1.7x less CPU than the default for ~1.2x the bytes. DuckDB, polars
     and pyarrow >= 16 read both (BYTE_STREAM_SPLIT on integers is Parquet format 2.11).
     ``sequential_ids`` (a simulated run, whose hands have consecutive ids) writes
@@ -118,10 +132,7 @@ def parquet_options(schema: pa.Schema, fast: bool = False, sequential_ids: bool 
     level: dict[str, int] = {}
     encoding: dict[str, str] = {}
     table = (schema.metadata or {}).get(b"skatlog.table", b"").decode()
-    for column in schema:
-        name, type_ = column.name, column.type
-        if pa.types.is_list(type_):  # settings address the leaf column
-            name, type_ = f"{name}.list.element", type_.value_type
+    for name, type_ in (leaf for column in schema for leaf in _leaves(column.name, column.type)):
         if pa.types.is_dictionary(type_) or name == "seed":
             dictionary.append(name)  # a handful of distinct values: the codec is nearly free
             compression[name] = "zstd"
