@@ -567,3 +567,24 @@ def test_parallel_export_keeps_order(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert parallel.read_text() == serial.read_text()
     assert serial.read_text() == (tmp_path / "a.sgf").read_text()  # byte for byte
 
+
+
+def test_fast_parquet_settings_reach_every_leaf_of_nested_columns(tmp_path: Path) -> None:
+    """A per-column setting must name a Parquet leaf (``recorded_result.raw``): one named
+    after the struct or list column itself reaches none of its values, and the recorded
+    ``R[...]`` text was once stored uncompressed that way."""
+    import pyarrow.parquet as pq
+
+    from skatlog.ingest.archive import parquet_options
+    from skatlog.ingest.schema import TABLES
+
+    for name, schema in TABLES.items():
+        options = parquet_options(schema, fast=True)
+        written = tmp_path / f"{name}.parquet"
+        with pq.ParquetWriter(written, schema, **options) as writer:
+            writer.write_table(schema.empty_table())
+        leaves = pq.ParquetFile(written).schema
+        paths = {leaves.column(i).path for i in range(len(leaves))}
+        assert set(options["compression"]) == paths, name  # one setting a leaf, no other
+    games = parquet_options(TABLES["games"], fast=True)["compression"]
+    assert games["recorded_result.raw"] == "zstd"
