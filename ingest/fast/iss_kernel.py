@@ -11,7 +11,10 @@ the ``F_*`` column indices below).
 The kernel decides only what it is sure of: status ``OK`` means the engine would accept the
 game and compute exactly these values, and the recorded result agrees with them. Every other
 status (a rule error, a ``??`` card, a value that differs from the record, anything unusual)
-sends the line to the slow path, the reference validator, which gives the precise diagnosis.
+sends the line to the slow path, the reference validator, which gives the precise diagnosis;
+except a revoke, a card not held or a ``??`` card in the card play that the reference is sure
+to reject the same way (``F_DECIDED``, :func:`_decided`), whose verdict
+:mod:`skatlog.ingest.fast.verdicts` builds without the slow path.
 """
 
 # The kernel is numba code: plain comparisons and loops compile, `in (...)`/all() do not.

@@ -49,6 +49,7 @@ def decided_game(text: str, source: str, line: int, rules: Rules, row: np.ndarra
     if status == K.CORRUPT_CARD:
         try:
             _card("??", number, PLAYED_CARD)
+            return None  # (never: the unknown card is no card)
         except LogSyntaxError as err:
             error = err.as_error(line)
     else:
