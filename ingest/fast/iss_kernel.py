@@ -360,6 +360,29 @@ def _fail(row, status, move):
     return status
 
 
+@njit(inline="always")
+def _next_pair(buf, i, me):
+    """The next ``<who> <action>`` pair of an MV value from ``buf[i]``: the who's start and
+    end, the action's start and end, and where reading goes on. The who's start is -1 at
+    the end of the list, the action's start -1 when a who has no action after it."""
+    while i < me and _is_space(buf[i]):
+        i += 1
+    if i >= me:
+        return -1, -1, -1, -1, i
+    ws = i
+    while i < me and not _is_space(buf[i]):
+        i += 1
+    we = i
+    while i < me and _is_space(buf[i]):
+        i += 1
+    if i >= me:
+        return ws, we, -1, -1, i
+    as_ = i
+    while i < me and not _is_space(buf[i]):
+        i += 1
+    return ws, we, as_, i, i
+
+
 @njit(cache=True)
 def _decided(row, status, move, seat, card, led, hand, contract, clean, buf, i, me, card_code):
     """Fail with a rule error found in the card play, and settle it (``F_DECIDED``) when the
@@ -385,23 +408,13 @@ def _decided(row, status, move, seat, card, led, hand, contract, clean, buf, i, 
     row[F_ERR_CONTRACT] = contract
     if status != CORRUPT_CARD:
         while True:
-            while i < me and _is_space(buf[i]):
-                i += 1
-            if i >= me:
+            ws, we, as_, ae, i = _next_pair(buf, i, me)
+            if ws < 0:
                 break
-            ws = i
-            while i < me and not _is_space(buf[i]):
-                i += 1
-            we = i
-            while i < me and _is_space(buf[i]):
-                i += 1
-            if i >= me:
+            if as_ < 0:
                 return status  # a player without a move: the reader's syntax error
-            as_ = i
-            while i < me and not _is_space(buf[i]):
-                i += 1
             move += 1
-            if we - ws != 1 or buf[ws] < 48 or buf[ws] > 50 or i - as_ != 2:
+            if we - ws != 1 or buf[ws] < 48 or buf[ws] > 50 or ae - as_ != 2:
                 return status
             if buf[as_] == 63 and buf[as_ + 1] == 63:
                 row[F_STATUS] = CORRUPT_CARD
@@ -525,22 +538,11 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     expect_skat = False  # the world's skat reveal must follow the pick-up
 
     while True:
-        while i < me and _is_space(buf[i]):
-            i += 1
-        if i >= me:
+        ws, we, as_, ae, i = _next_pair(buf, i, me)
+        if ws < 0:
             break
-        ws = i
-        while i < me and not _is_space(buf[i]):
-            i += 1
-        we = i
-        while i < me and _is_space(buf[i]):
-            i += 1
-        if i >= me:
+        if as_ < 0:
             return _fail(row, SYNTAX, move + 1)
-        as_ = i
-        while i < me and not _is_space(buf[i]):
-            i += 1
-        ae = i
         move += 1
         n = ae - as_
         if we - ws != 1:
