@@ -17,21 +17,21 @@ def test_warm_up_reports_every_group_and_leaves_the_kernels_loadable() -> None:
         assert f"compiled {group}" in result.output
     assert "warm-up done" in result.output
     # a fresh process finds the ISS kernel in numba's cache: a hit, no compiling
-    probe = ("from skatlog.ingest.warmup import _ISS_LINE; "
-             "from skatlog.ingest.fast import iss_kernel as K; "
-             "from skatlog.ingest.fast.columns import scan; scan(_ISS_LINE); "
-             "s = K.scan_chunk.stats; print(sum(s.cache_hits.values()), "
-             "sum(s.cache_misses.values()))")
-    hits, misses = map(int, subprocess.run([sys.executable, "-c", probe], check=True,
-                                           capture_output=True, text=True).stdout.split())
-    assert (hits, misses) == (1, 0)
+    assert _cache_hits("from skatlog.ingest.warmup import _ISS_LINE; "
+                       "from skatlog.ingest.fast import iss_kernel as K; "
+                       "from skatlog.ingest.fast.columns import scan; scan(_ISS_LINE)",
+                       "K.scan_chunk") == (1, 0)
     # ... and the solver's search (analyze, solve and the pimc bot use it)
-    probe = ("from skatlog.engine import core, solver_kernel as k; "
-             "from skatlog.engine.solver import Position, Solver; "
-             "Solver().value(Position((7, 7 << 8, 7 << 16), core.GRAND, 0, 0, (), 0, 0, 7),"
-             " tricks=True); "
-             "s = k.search.stats; print(sum(s.cache_hits.values()), "
-             "sum(s.cache_misses.values()))")
-    hits, misses = map(int, subprocess.run([sys.executable, "-c", probe], check=True,
-                                           capture_output=True, text=True).stdout.split())
-    assert (hits, misses) == (1, 0)
+    assert _cache_hits("from skatlog.engine import core, solver_kernel as k; "
+                       "from skatlog.engine.solver import Position, Solver; "
+                       "Solver().value(Position((7, 7 << 8, 7 << 16), core.GRAND, 0, 0, (),"
+                       " 0, 0, 7), tricks=True)", "k.search") == (1, 0)
+
+
+def _cache_hits(run: str, function: str) -> tuple[int, int]:
+    """Numba's cache hits and misses of ``function`` after ``run`` in a fresh process."""
+    probe = (f"{run}; s = {function}.stats; "
+             "print(sum(s.cache_hits.values()), sum(s.cache_misses.values()))")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return int(out[0]), int(out[1])
