@@ -63,9 +63,9 @@ GAME_TABLES = ("games", "tricks", "auction")
 class PartBatch:
     """What one task did: ``accepted`` valid games (the kernel's, then the slow path's
     that the worker stored itself), of which the ones with ``ids`` are in the partition
-    files ``parts``; ``games``: the records the slow path settled that the main process
-    stores or reports (rejects, lines that are no record, claimed simulated hands that did
-    not match their re-simulation), validated, in file order."""
+    files ``parts``; ``games``: the valid records the main process still checks (claimed
+    simulated hands that did not match their re-simulation), in file order; ``rejects``:
+    the task's rejects and lines that are no record, as rows (:class:`TaskRejects`)."""
 
     number: int
     accepted: int
