@@ -161,6 +161,40 @@ def parquet_options(schema: pa.Schema, fast: bool = False, sequential_ids: bool 
             "write_batch_size": FAST_WRITE_BATCH, "max_rows_per_page": FAST_ROWS_PER_PAGE}
 
 
+#: The column that numbers a game's rows from 1 in each child table.
+CHILD_NUMBERS = {"tricks": "trick_no", "auction": "call_no"}
+
+
+def keep_game_rows(tables: Mapping[str, pa.Table], keep: np.ndarray, ids: np.ndarray
+                   ) -> dict[str, pa.Table]:
+    """``games`` restricted to the rows of mask ``keep``, which holds at most the first row
+    of a game id (:meth:`IdSet.new_mask`), and ``tricks``/``auction`` to those games' rows.
+    A child row is kept when its game is and it belongs to the first run of that game's
+    rows: a game twice in one batch has its child rows twice, and their game_id alone cannot
+    tell the copies apart."""
+    kept = pa.array(ids[keep])
+    out = {"games": tables["games"].filter(pa.array(keep))}
+    for child, number in CHILD_NUMBERS.items():
+        rows = tables.get(child)
+        if rows is not None:
+            mask = pc.is_in(rows.column("game_id"), value_set=kept).to_numpy(
+                zero_copy_only=False) & _first_runs(rows, number)
+            out[child] = rows.filter(pa.array(mask))
+    return out
+
+
+def _first_runs(rows: pa.Table, number: str) -> np.ndarray:
+    """Mask of the child rows in the first run of their game id: a run starts where the
+    row number ``number`` is 1 (each game's rows are numbered 1, 2, ... in a row)."""
+    starts = rows.column(number).to_numpy() == 1
+    run = np.cumsum(starts) - 1
+    run_ids = rows.column("game_id").to_numpy()[starts]
+    _, first = np.unique(run_ids, return_index=True)
+    first_run = np.zeros(len(run_ids), dtype=bool)
+    first_run[first] = True
+    return first_run[run]
+
+
 class ArchiveError(RuntimeError):
     """An archive that cannot be read or written (bad manifest, busy lock, bad batch)."""
 
@@ -841,15 +875,12 @@ class ArchiveWriter:
         if counts.stored == 0:
             return counts
         if counts.duplicates:
-            games = games.filter(pa.array(keep))
-            kept_ids = pa.array(ids[keep])
-        self.write("games", games)
+            tables = keep_game_rows(tables, keep, ids)
+        self.write("games", tables["games"])
         for child in ("tricks", "auction"):
             rows = tables.get(child)
             if rows is None or rows.num_rows == 0:
                 continue
-            if counts.duplicates:
-                rows = rows.filter(pc.is_in(rows.column("game_id"), value_set=kept_ids))
             self.write(child, rows)
         self.batch_done()
         return counts

@@ -89,15 +89,11 @@ def fresh_ids(ids: np.ndarray, stored: StoredIds, known: np.ndarray | None) -> n
 
 def keep_games(tables: dict[str, pa.Table], ids: np.ndarray, keep: np.ndarray
                ) -> dict[str, pa.Table]:
-    """The tables reduced to the games ``keep`` marks (with their tricks and calls)."""
-    import pyarrow.compute as pc
+    """The tables reduced to the games ``keep`` marks (with their tricks and calls, once
+    each: :func:`~skatlog.ingest.archive.keep_game_rows`)."""
+    from skatlog.ingest.archive import keep_game_rows
 
-    kept_ids = pa.array(ids[keep])
-    out = {"games": tables["games"].filter(pa.array(keep))}
-    for child in ("tricks", "auction"):
-        rows = tables[child]
-        out[child] = rows.filter(pc.is_in(rows.column("game_id"), value_set=kept_ids))
-    return out
+    return keep_game_rows(tables, keep, ids)
 
 
 def _all_known(known: np.ndarray, base: int, begin: int, end: int) -> bool:

@@ -408,6 +408,28 @@ def test_worker_written_partitions_equal_reference_ingest(engine_games, iss_dir:
     assert len(list(fast_archive.glob("games/*.parquet"))) == len(manifest.files("games"))
 
 
+@pytest.mark.parametrize("packed", [False, True])
+def test_a_game_twice_in_one_chunk_has_its_child_rows_once(engine_games, tmp_path,
+                                                           packed: bool) -> None:
+    """Repeats inside one chunk at the default sizes (a plain file and a .gz stream):
+    tricks and auction rows equal the reference ingest's, not one copy a repeat (a child
+    row's game_id cannot tell the copies apart)."""
+    from skatlog.ingest.pipeline import ingest_paths
+
+    _, lines = engine_games
+    body = lines[:50] + lines[:50] + lines[20:30] + lines[50:80] + lines[75:80]
+    text = "\n".join(body) + "\n"
+    log = tmp_path / ("twice.sgf.gz" if packed else "twice.sgf")
+    if packed:
+        log.write_bytes(gzip.compress(text.encode()))
+    else:
+        log.write_text(text)
+    fast = ingest_iss_fast([log], tmp_path / "fast", workers=2)
+    ref = ingest_paths([log], tmp_path / "ref", progress=False, fast=False)
+    assert (fast.stored, fast.duplicates) == (ref.stored, ref.duplicates) == (80, 65)
+    _assert_tables_equal(_archive_tables(tmp_path / "ref"), _archive_tables(tmp_path / "fast"))
+
+
 def test_ingest_records_the_sha256_of_every_file(engine_games, tmp_path) -> None:
     import hashlib
 

@@ -38,11 +38,10 @@ from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from skatlog.engine.rules import ISKO_ISS, Rules
 
-from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema
+from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema, keep_game_rows
 from ..model import LogGame
 from ..sim_claims import warm_up_matching
 from ..sources import RawRecord
@@ -115,16 +114,8 @@ def _task_rejects(games: list[LogGame], ingest_id: str, root: str
 
 def _keep_rows(tables: dict[str, pa.Table], keep: np.ndarray, ids: np.ndarray
                ) -> dict[str, pa.Table]:
-    """The game tables restricted to the games of mask ``keep`` (children by game_id)."""
-    if keep.all():
-        return tables
-    kept = pa.array(ids[keep])
-    out = {"games": tables["games"].filter(pa.array(keep))}
-    for child in GAME_TABLES[1:]:
-        rows = tables.get(child)
-        if rows is not None:
-            out[child] = rows.filter(pc.is_in(rows.column("game_id"), value_set=kept))
-    return out
+    """The game tables restricted to the games of mask ``keep`` (:func:`keep_game_rows`)."""
+    return tables if keep.all() else keep_game_rows(tables, keep, ids)
 
 
 #: A chunk handed to a task: its first line and either its bytes or, for a plain file the
