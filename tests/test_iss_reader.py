@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from skatlog.engine import Card, Contract
 from skatlog.engine.moves import Bid, Declare, Discard, PickUp, Play, Resign, ShowCards, TimeOut
+from skatlog.ingest import iss
 from skatlog.ingest.iss import parse_properties, parse_result, read_iss
+from skatlog.ingest.model import LogSyntaxError
 from skatlog.ingest.validate import replay_parsed, validate_text
 
 DEAL = ("HA.SK.SJ.SA.CQ.S8.C9.H7.H9.DQ.CJ.S9.DJ.S7.D9.SQ.C8.HQ.DK.CA.D8.D7.DT.CT.ST.C7.HK.DA"
@@ -139,3 +148,73 @@ def test_player_view_deal_is_rejected_as_corrupt() -> None:
     text = record().replace(DEAL, hidden)
     game = validate_text(text)[0]
     assert [(e.code, e.move) for e in game.errors] == [("corrupt_card", 0)]
+
+
+_PIECES = st.sampled_from(["(;", ";)", "GM", "MV", "P0", "DT", "[", "]", "\\", "\\]", "\\\\",
+                           " ", "\n", "\t", ";", "x", "Skat", "w CJ.S7", "#", "ä", "()",
+                           "(", ")", "2011-04-05/20:35:55/UTC", "1 p"])
+
+
+_VALUES = st.text(st.sampled_from("ab]\\[ ;)\n#ä"), max_size=6)
+_TAGS = st.sampled_from(["GM", "MV", "P0", "DT", "R", "x1", "SE", "ID", ";GM", " GM", "G M", ""])
+#: values as a writer escapes them: ] and \\ after a backslash
+_ESCAPED = st.lists(st.sampled_from(["a", "b", " ", "[", "\\]", "\\\\", "\\x", ";)", "\n", "ä"]),
+                    max_size=5).map("".join)
+
+
+def _record(head: str, props: list[tuple[str, str]], gaps: list[str], tail: str) -> str:
+    return head + "".join(f"{tag}[{value}]{gap}"
+                          for (tag, value), gap in zip(props, gaps, strict=False)) + tail
+
+
+_GAPS = st.lists(st.sampled_from(["", "", " ", "\n", "\t", ";"]), min_size=5, max_size=5)
+#: texts of a whole record's shape, (; TAG[value] ... ;): well formed (a tag may come twice),
+#: or now and then slightly wrong
+_RECORDS = st.one_of(
+    st.builds(_record, st.just("(;"), st.lists(st.tuples(st.sampled_from(
+        ["GM", "MV", "P0", "DT", "R", "ID"]), _ESCAPED), min_size=1, max_size=5),
+        st.lists(st.sampled_from(["", " ", "\n\t "]), min_size=5, max_size=5),
+        st.sampled_from([";)", " ;)"])),
+    st.builds(_record, st.sampled_from(["(;", "(; ", "( ;", "(;\n"]),
+              st.lists(st.tuples(_TAGS, _VALUES), max_size=5), _GAPS,
+              st.sampled_from([";)", " ;)", "", ";", ")", "; )"])))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(st.lists(_PIECES, max_size=24).map("".join), _RECORDS))
+def test_the_tag_parsers_fast_path_reads_as_the_loop_does(text: str) -> None:
+    """parse_properties' regular-expression path gives the loop's properties, cut tag and
+    error for every text (the loop, iss._parse_properties_loop, is the reference)."""
+
+    def outcome(parse: Callable[[str], tuple[dict[str, str], str | None]]) -> object:
+        try:
+            props, cut = parse(text)
+            return list(props.items()), cut
+        except LogSyntaxError as err:
+            return err.code, err.message
+
+    assert outcome(parse_properties) == outcome(iss._parse_properties_loop)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 31)),
+       st.sampled_from(["%Y-%m-%d/%H:%M:%S/UTC", "%Y-%-m-%-d/%H:%M:%S/UTC",
+                        "%Y-%m-%d/%H:%M:%S/GMT", "%Y-%m-%d %H:%M:%S/UTC"]))
+def test_dates_read_as_strptime_reads_them(when: datetime, form: str) -> None:
+    text = when.replace(microsecond=0).strftime(form)
+
+    def outcome(read: Callable[[str], datetime]) -> object:
+        try:
+            return read(text)
+        except ValueError:
+            return "refused"
+
+    assert outcome(iss.read_date) == outcome(
+        lambda t: datetime.strptime(t, iss.DATE_FORMAT).replace(tzinfo=UTC))
+
+
+def test_dates_out_of_range_are_refused() -> None:
+    for text in ("2011-13-05/20:35:55/UTC", "2011-02-30/20:35:55/UTC",
+                 "2011-04-05/24:00:00/UTC", "2011-04-05/20:35:61/UTC"):
+        with pytest.raises(ValueError):
+            iss.read_date(text)
