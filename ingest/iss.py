@@ -212,7 +212,7 @@ def read_iss(text: str, *, source: str = "", line: int = 1, complete: bool = Tru
     if cut is not None:
         complete = parsed.complete = False
     try:
-        parsed.meta, parsed.extra["tags"] = _meta(props, parsed)
+        parsed.meta, parsed.extra["tags"] = read_meta(props, parsed)
         if "RU" in props:
             try:
                 parsed.rules = read_rules(props["RU"])
@@ -236,7 +236,10 @@ def read_iss(text: str, *, source: str = "", line: int = 1, complete: bool = Tru
     return parsed
 
 
-def _meta(props: dict[str, str], parsed: ParsedGame) -> tuple[GameMeta, dict[str, str]]:
+def read_meta(props: dict[str, str], parsed: ParsedGame) -> tuple[GameMeta, dict[str, str]]:
+    """A record's metadata from its properties, and the tags kept verbatim (the ones the
+    reader does not map, and an unreadable date); an unreadable date is a warning on
+    ``parsed``, a record of another game a :class:`LogSyntaxError`."""
     game = props.get("GM", "Skat")
     if game.strip().lower() != "skat":
         raise LogSyntaxError("syntax", f"GM[{_clip(game)}] is not a Skat record")
@@ -280,7 +283,10 @@ def read_date(text: str) -> datetime:
     return datetime.strptime(text, DATE_FORMAT).replace(tzinfo=UTC)
 
 
-def _card(text: str, move: int, what: str) -> Card:
+def read_card(text: str, move: int, what: str) -> Card:
+    """The card an ISS name (``CJ``, ``HT``) stands for; ``??`` (a hidden card) is a
+    ``corrupt_card`` error and anything else a ``syntax`` error at move ``move``, where
+    ``what`` names the card in the message (:data:`PLAYED_CARD`)."""
     card = _CARDS.get(text)
     if card is None:
         if text == "??":
@@ -292,7 +298,7 @@ def _card(text: str, move: int, what: str) -> Card:
 
 
 def _cards(text: str, move: int, what: str) -> list[Card]:
-    return [_card(part, move, what) for part in text.split(".")] if text else []
+    return [read_card(part, move, what) for part in text.split(".")] if text else []
 
 
 def _read_deal(text: str) -> Deal:
@@ -303,7 +309,7 @@ def _read_deal(text: str) -> Deal:
     if len(parts) != 32:
         raise LogSyntaxError("bad_deal", f"the deal lists {len(parts)} cards, not 32",
                              move=0, rule="R1")
-    cards = [_card(part, 0, "a dealt card") for part in parts]
+    cards = [read_card(part, 0, "a dealt card") for part in parts]
     try:
         return Deal.from_cards(cards)
     except BadDeal as err:
@@ -382,7 +388,7 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
         elif action.startswith("SC."):  # show cards, with the cards named
             moves.append((number, ShowCards(seat)))
         elif len(action) == 2 and (action[1] in _RANKS or action == "??"):
-            moves.append((number, Play(seat, _card(action, number, PLAYED_CARD))))
+            moves.append((number, Play(seat, read_card(action, number, PLAYED_CARD))))
         elif action[0] in _CONTRACT_LETTERS and (len(action) == 1 or action[1] not in _RANKS):
             head, _, rest = action.partition(".")
             try:

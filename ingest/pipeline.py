@@ -132,6 +132,15 @@ class IngestSummary:
             self.examples.append(_example(game))
 
 
+def tally_reject(game: LogGame, summary: IngestSummary, by_code: Counter[str],
+                 rows: RejectRowsBuilder) -> None:
+    """One rejected record, in every ingest path alike: the summary's count and examples,
+    the count of its error code (the first error's; ``syntax`` without one), and its row."""
+    summary.reject(game)
+    by_code[game.errors[0].code if game.errors else "syntax"] += 1
+    rows.add(game)
+
+
 #: Rejected records (and lines that are no record) an ingest summary prints in full.
 EXAMPLES = 5
 
@@ -229,9 +238,7 @@ class _Run:
             self.summary.duplicates += counts.duplicates
 
     def _reject(self, game: LogGame) -> None:
-        self.summary.reject(game)
-        self.by_code[game.errors[0].code if game.errors else "syntax"] += 1
-        self.rejects.add(game)
+        tally_reject(game, self.summary, self.by_code, self.rejects)
 
     def flush(self) -> None:
         self._flush_claims()

@@ -29,7 +29,7 @@ from skatlog.engine.rules import ISKO_ISS, Rules
 from ..archive import ArchiveWriter
 from ..interrupt import RunInterrupted, commit_interval, graceful_stop, stop_requested
 from ..model import LogGame
-from ..pipeline import EXAMPLES, IngestSummary, file_digest, interrupted_message
+from ..pipeline import EXAMPLES, IngestSummary, file_digest, interrupted_message, tally_reject
 from ..rows import GameRowsBuilder, RejectRowsBuilder, ingest_table
 from ..schema import TABLES
 from ..simulated import claims_simulation, reproduce
@@ -79,9 +79,7 @@ class _SlowSink:
         elif game.ok:
             self.rows.add_log_game(game)
         else:
-            self.summary.reject(game)
-            self.by_code[game.errors[0].code if game.errors else "syntax"] += 1
-            self.rejects.add(game)
+            tally_reject(game, self.summary, self.by_code, self.rejects)
         if self._pending() >= 5000:
             self.flush()
 

@@ -93,7 +93,7 @@ def _task_rejects(games: list[LogGame], ingest_id: str, root: str
     """Split a task's settled games into those the main process must see (valid claims
     that did not match) and the rejects and prose, turned into :class:`TaskRejects` here,
     in the worker, by the summary's and the reject builder's own rules."""
-    from ..pipeline import IngestSummary
+    from ..pipeline import IngestSummary, tally_reject
     from ..rows import RejectRowsBuilder
 
     local = IngestSummary(ingest_id, Path(root))
@@ -104,9 +104,7 @@ def _task_rejects(games: list[LogGame], ingest_id: str, root: str
         if game.ok:
             kept.append(game)
         elif not local.not_a_record(game):
-            local.reject(game)
-            by_code[game.errors[0].code if game.errors else "syntax"] += 1
-            rows.add(game)
+            tally_reject(game, local, by_code, rows)
     return kept, TaskRejects(rows.table() if len(rows) else None, local.rejected,
                              dict(by_code), local.examples, local.not_records,
                              local.not_record_examples)

@@ -22,7 +22,7 @@ from skatlog.engine.game import card_not_held, revoke
 from skatlog.engine.moves import Play
 from skatlog.engine.rules import Rules
 
-from ..iss import PLAYED_CARD, _card, _meta, parse_properties, parse_result
+from ..iss import PLAYED_CARD, parse_properties, parse_result, read_card, read_meta
 from ..model import LogGame, LogSyntaxError, ParsedGame
 from ..validate import move_error
 from . import iss_kernel as K
@@ -37,7 +37,7 @@ def decided_game(text: str, source: str, line: int, rules: Rules, row: np.ndarra
         props, cut = parse_properties(text)
         if cut is not None or "MV" not in props or "RU" in props:
             return None
-        parsed.meta, parsed.extra["tags"] = _meta(props, parsed)
+        parsed.meta, parsed.extra["tags"] = read_meta(props, parsed)
         status, number = int(row[K.F_STATUS]), int(row[K.F_ERR_MOVE])
         # the reader stops at a ?? card, before it reads the result
         recorded = parse_result(props["R"]) if "R" in props and status != K.CORRUPT_CARD \
@@ -48,7 +48,7 @@ def decided_game(text: str, source: str, line: int, rules: Rules, row: np.ndarra
         return None
     if status == K.CORRUPT_CARD:
         try:
-            _card("??", number, PLAYED_CARD)
+            read_card("??", number, PLAYED_CARD)
             return None  # (never: the unknown card is no card)
         except LogSyntaxError as err:
             error = err.as_error(line)
