@@ -471,6 +471,34 @@ def test_append_keeps_children_of_new_games_only(tmp_path: Path) -> None:
     assert read_table(archive, "games").column("origin").unique().to_pylist() == ["simulated"]
 
 
+def test_a_game_twice_in_one_batch_is_stored_once_with_its_child_rows(tmp_path: Path) -> None:
+    """append_games keeps a repeated game's tricks and calls once (their game_id alone
+    cannot tell the copies apart), and a game the archive holds not at all."""
+    records = random_records(6, seed=5)
+    first, again = GameRowsBuilder(), GameRowsBuilder()
+    for i in (0, 1, 2, 1, 3, 1, 4):  # game 1 three times, with others between
+        first.add_simulated(records[i], SimulatedMeta(seed=i))
+    for i in (5, 5, 0):  # a new game twice, and one the archive holds
+        again.add_simulated(records[i], SimulatedMeta(seed=i))
+    archive = tmp_path / "arc"
+    with ArchiveWriter(archive) as writer:
+        counts = writer.append_games(first.tables())
+        assert (counts.stored, counts.duplicates) == (5, 2)
+        counts = writer.append_games(again.tables())
+        assert (counts.stored, counts.duplicates) == (1, 2)
+        writer.commit()
+    games = read_table(archive, "games")
+    tricks, calls = read_table(archive, "tricks"), read_table(archive, "auction")
+    assert games.num_rows == 6
+    want_tricks = sum(len(r.tricks) for r in records)
+    assert tricks.num_rows == want_tricks
+    assert calls.num_rows == sum(sum(1 for m in r.moves if type(m).__name__ in
+                                     ("Bid", "Hold", "Pass")) for r in records)
+    keys = list(zip(tricks.column("game_id").to_pylist(), tricks.column("trick_no").to_pylist(),
+                    strict=True))
+    assert len(set(keys)) == len(keys)
+
+
 # ------------------------------------------------------------------ atomicity in process
 def test_abandoned_write_leaves_archive_unchanged(tmp_path: Path) -> None:
     archive = tmp_path / "arc"
