@@ -12,7 +12,9 @@ checked out into a temporary git worktree and imported from there.
     .venv/bin/python bench/revisions.py --old 9691a1a --ingest FILE.sgf   # ingest, games/s
 
 ``--ingest FILE`` times ``ingest_paths`` (the compiled ISS path, ``fast=True``) of ``FILE``
-into a fresh archive instead (after a small warm-up ingest), in games seen per second.
+into a fresh archive instead (after a small warm-up ingest), in games seen per second, with
+the CPU of this process and, beside it, of this process and its worker processes together
+(a figure that other load on the machine disturbs less than the wall time).
 """
 
 from __future__ import annotations
@@ -48,18 +50,23 @@ print(json.dumps({"rate": hands / wall, "cpu_us": used / hands * 1e6, "bytes": s
 
 #: The ``--ingest`` round: the compiled ISS ingest of a file into a fresh archive.
 INGEST_ROUND = """
-import json, pathlib, sys, time
+import json, pathlib, resource, sys, time
 from skatlog.ingest.pipeline import ingest_paths
+def children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 path, folder = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 warm = folder / "warm.sgf"
 warm.write_bytes(b"".join(path.open("rb").readlines()[:2000]))
 ingest_paths([warm], folder / "warmup", progress=False, fast=True)
-start, cpu = time.perf_counter(), time.process_time()
+start, cpu, workers = time.perf_counter(), time.process_time(), children()
 summary = ingest_paths([path], folder / "run", progress=False, fast=True)
 wall, used = time.perf_counter() - start, time.process_time() - cpu
+used_all = used + children() - workers
 seen = summary.seen + summary.rejected
 size = sum(f.stat().st_size for f in (folder / "run").rglob("*.parquet"))
-print(json.dumps({"rate": seen / wall, "cpu_us": used / seen * 1e6, "bytes": size / seen}))
+print(json.dumps({"rate": seen / wall, "cpu_us": used / seen * 1e6,
+                  "cpu_all_us": used_all / seen * 1e6, "bytes": size / seen}))
 """
 
 
@@ -97,8 +104,8 @@ def main() -> None:
                 r = one_round(src, args.hands, bots, args.ingest)
                 results[label].append(r)
                 print(f"round {k + 1} {label}: {r['rate']:>10,.0f} {unit}/s  "
-                      f"cpu {r['cpu_us']:5.2f} us/{unit[:-1]}  {r['bytes']:6.1f} bytes/"
-                      f"{unit[:-1]}", flush=True)
+                      f"cpu {r['cpu_us']:5.2f} us/{unit[:-1]}{_all(r)}  "
+                      f"{r['bytes']:6.1f} bytes/{unit[:-1]}", flush=True)
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
                        check=False)
@@ -107,11 +114,18 @@ def main() -> None:
            for label, rows in results.items()}
     for label, name in (("old", args.old), ("new", "(this checkout)")):
         m = med[label]
-        print(f"median {label} {name}: {m['rate']:,.0f} {unit}/s, {m['cpu_us']:.2f} us, "
-              f"{m['bytes']:.1f} bytes")
+        print(f"median {label} {name}: {m['rate']:,.0f} {unit}/s, {m['cpu_us']:.2f} us"
+              f"{_all(m)}, {m['bytes']:.1f} bytes")
+    ratio_all = (f", {med['new']['cpu_all_us'] / med['old']['cpu_all_us']:.2f}x CPU with the"
+                 " workers" if "cpu_all_us" in med["new"] else "")
     print(f"new / old: {med['new']['rate'] / med['old']['rate']:.2f}x {unit}/s, "
-          f"{med['new']['cpu_us'] / med['old']['cpu_us']:.2f}x CPU, "
+          f"{med['new']['cpu_us'] / med['old']['cpu_us']:.2f}x CPU{ratio_all}, "
           f"{med['new']['bytes'] / med['old']['bytes']:.2f}x bytes")
+
+
+def _all(result: dict[str, float]) -> str:
+    """The ingest round's CPU with its worker processes, when it has them."""
+    return f" ({result['cpu_all_us']:5.2f} with workers)" if "cpu_all_us" in result else ""
 
 
 if __name__ == "__main__":
