@@ -360,19 +360,24 @@ class IdSet:
     MERGE_AT = 1_000_000
     FILTER_BITS = 27
 
-    def __init__(self, ids: np.ndarray | None = None, *, owned: bool = False) -> None:
-        """The set of ``ids``; ``owned`` lets it sort that array in place (no copy)."""
+    def __init__(self, ids: np.ndarray | None = None, *, owned: bool = False,
+                 filter_bits: int | None = None) -> None:
+        """The set of ``ids``; ``owned`` lets it sort that array in place (no copy).
+        ``filter_bits``: log2 of the filter's bits (default :attr:`FILTER_BITS`); a set that
+        holds a few thousand ids takes a small one, since a fresh set's first additions
+        touch (and the OS zeroes) every page of the filter, about 10 ms for 16 MB."""
+        self.filter_bits = self.FILTER_BITS if filter_bits is None else filter_bits
         self.base = (_sorted_unique(ids, owned=owned) if ids is not None
                      else np.empty(0, np.int64))
         self.recent_sorted = np.empty(0, np.int64)
-        self.filter = np.zeros(1 << (self.FILTER_BITS - 3), np.uint8)
+        self.filter = np.zeros(1 << (self.filter_bits - 3), np.uint8)
         self._mark(self.base)
 
     def __len__(self) -> int:
         return len(self.base) + len(self.recent_sorted)
 
     def _buckets(self, ids: np.ndarray) -> np.ndarray:
-        return (ids.view(np.uint64) >> np.uint64(64 - self.FILTER_BITS)).astype(np.int64)
+        return (ids.view(np.uint64) >> np.uint64(64 - self.filter_bits)).astype(np.int64)
 
     def _mark(self, ids: np.ndarray) -> None:
         if len(ids) > len(self.filter):  # many ids: scatter into a byte per bit, by slices

@@ -250,7 +250,7 @@ def test_id_set_from_runs_and_random_ids_is_the_plain_set(
     assert bulk.sorted_ids().tolist() == expected.tolist()
     assert IdSet(array).sorted_ids().tolist() == expected.tolist()
     assert array.tolist() == values  # not owned: left as it was
-    one_by_one = _SmallFilterIdSet()
+    one_by_one = IdSet(filter_bits=_SmallFilterIdSet.FILTER_BITS)  # the same, by argument
     for value in expected:
         one_by_one.add(np.array([value], dtype=np.int64))
     assert bulk.filter.tolist() == one_by_one.filter.tolist()
