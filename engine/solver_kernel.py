@@ -774,8 +774,9 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 d -= 1
                 mover = (leads[d] + ns[d]) % 3
                 hands[mover] ^= np.int64(1) << cur[d]
-                _update(d, gain[d] + ret, (mover == declarer) != (mode == MODE_NULL),
-                        best, chosen, cur, al, be)
+                best[d], chosen[d], al[d], be[d] = _fold(
+                    gain[d] + ret, (mover == declarer) != (mode == MODE_NULL), cur[d], best[d],
+                    chosen[d], al[d], be[d])
             else:
                 legal = core.legal_cards(hands[mover], follow)
                 row = moves[d]
@@ -823,8 +824,9 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             d -= 1
             mover = (leads[d] + ns[d]) % 3
             hands[mover] ^= np.int64(1) << cur[d]
-            _update(d, gain[d] + ret, (mover == declarer) != (mode == MODE_NULL),
-                    best, chosen, cur, al, be)
+            best[d], chosen[d], al[d], be[d] = _fold(
+                gain[d] + ret, (mover == declarer) != (mode == MODE_NULL), cur[d], best[d],
+                chosen[d], al[d], be[d])
             continue
         c = moves[d, idx[d]]
         idx[d] += 1
@@ -842,7 +844,8 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             winner = (leader + core.trick_winner(contract, t0, t1, c)) % 3
             if winner == declarer and mode == MODE_NULL:  # R9: the null is lost here
                 hands[mover] ^= np.int64(1) << c
-                _update(d, 1, maximize, best, chosen, cur, al, be)
+                best[d], chosen[d], al[d], be[d] = _fold(1, maximize, c, best[d], chosen[d],
+                                                         al[d], be[d])
                 continue
             g = 0
             if winner == declarer:
@@ -862,21 +865,21 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
 
 
 @njit(inline="always")
-def _update(d: int, v: int, maximize: bool, best: np.ndarray, chosen: np.ndarray,
-            cur: np.ndarray, al: np.ndarray, be: np.ndarray) -> None:
-    """Fold a child's value ``v`` (for the card ``cur[d]``) into node ``d``."""
+def _fold(v: int, maximize: bool, card: int, best: int, chosen: int, alpha: int, beta: int
+          ) -> tuple[int, int, int, int]:
+    """A child's value ``v`` (after ``card``) folded into its node: the node's new best
+    value, best card and window. Scalars in and out: a helper taking the stack's arrays
+    made numba count references to all of them (atomically) at every child."""
     if maximize:
-        if v > best[d]:
-            best[d] = v
-            chosen[d] = cur[d]
-            if v > al[d]:
-                al[d] = v
-    else:
-        if v < best[d]:
-            best[d] = v
-            chosen[d] = cur[d]
-            if v < be[d]:
-                be[d] = v
+        if v > best:
+            best = v
+            chosen = card
+            alpha = max(alpha, v)
+    elif v < best:
+        best = v
+        chosen = card
+        beta = min(beta, v)
+    return best, chosen, alpha, beta
 
 
 @njit(cache=False)  # recursive: numba cannot cache it
