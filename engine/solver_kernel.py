@@ -129,30 +129,71 @@ def _suit_ranges() -> np.ndarray:
 
 SUIT_RANGE = _suit_ranges()
 
+
+def _lower() -> np.ndarray:
+    """LOWER[contract, card] -> the cards of its effective suit below it in rank, nearest
+    first, -1 after the last (the walk :func:`_moves` makes, without looking up ranks)."""
+    out = np.full((core.N_CONTRACTS, 32, 11), -1, dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        for i in range(32):
+            c = ORDER[k, i]
+            below = [int(b) for b in ORDER[k, :i] if EFFECTIVE[k, b] == EFFECTIVE[k, c]]
+            out[k, c, :len(below)] = below[::-1]
+    return out
+
+
+LOWER = _lower()
+
+
+def _trumps_down() -> np.ndarray:
+    """TRUMPS_DOWN[contract] -> the trumps from the highest down, -1 after the last."""
+    out = np.full((core.N_CONTRACTS, 12), -1, dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        trumps = [int(c) for c in ORDER[k] if EFFECTIVE[k, c] == core.TRUMP]
+        out[k, :len(trumps)] = trumps[::-1]
+    return out
+
+
+TRUMPS_DOWN = _trumps_down()
+
 #: Runs for card points (MODE_POINTS), and for tricks and null where points do not count.
 RUN_POINTS = _runs(True)
 RUN_SUIT = _runs(False)
 
 
-def _multi(run: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For :func:`_canonical`: per contract the ORDER indices of cards in runs of two or
-    more (ascending), their number, and the mask of the other cards (named as they are)."""
-    idx = np.zeros((core.N_CONTRACTS, 32), dtype=np.int64)
+def _run_table(run: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                           np.ndarray]:
+    """For :func:`_canonical`, per contract: the runs of two or more cards as rows of their
+    cards (ascending rank, -1 padded), each run's mask, the masks of its lowest 0, 1, ...
+    cards, the number of runs, and the mask of the cards in no such run (named as they are)."""
+    cards = np.full((core.N_CONTRACTS, 8, 12), -1, dtype=np.int64)
+    masks = np.zeros((core.N_CONTRACTS, 8), dtype=np.int64)
+    lowest = np.zeros((core.N_CONTRACTS, 8, 13), dtype=np.int64)
     count = np.zeros(core.N_CONTRACTS, dtype=np.int64)
-    fixed = np.zeros(core.N_CONTRACTS, dtype=np.int64)
+    single = np.zeros(core.N_CONTRACTS, dtype=np.int64)
     for k in range(core.N_CONTRACTS):
-        sizes = np.bincount(run[k], minlength=32)
-        for i in range(32):
-            if sizes[run[k, i]] > 1:
-                idx[k, count[k]] = i
-                count[k] += 1
-            else:
-                fixed[k] |= 1 << int(ORDER[k, i])
-    return idx, count, fixed
+        for start in sorted(set(run[k].tolist())):
+            members = [int(ORDER[k, i]) for i in range(32) if run[k, i] == start]
+            if len(members) == 1:
+                single[k] |= 1 << members[0]
+                continue
+            r = count[k]
+            count[k] += 1
+            for j, c in enumerate(members):
+                cards[k, r, j] = c
+                masks[k, r] |= 1 << c
+                lowest[k, r, j + 1] = masks[k, r]
+    return cards, masks, lowest, count, single
 
 
-MULTI_POINTS = _multi(RUN_POINTS)
-MULTI_SUIT = _multi(RUN_SUIT)
+#: :func:`_run_table` of the points runs (index 1) and of the suit runs (index 0).
+_POINTS_RUNS = _run_table(RUN_POINTS)
+_SUIT_RUNS = _run_table(RUN_SUIT)
+RUN_CARDS = np.stack([_SUIT_RUNS[0], _POINTS_RUNS[0]])
+RUN_MASK = np.stack([_SUIT_RUNS[1], _POINTS_RUNS[1]])
+RUN_LOWEST = np.stack([_SUIT_RUNS[2], _POINTS_RUNS[2]])
+RUN_COUNT = np.stack([_SUIT_RUNS[3], _POINTS_RUNS[3]])
+RUN_SINGLE = np.stack([_SUIT_RUNS[4], _POINTS_RUNS[4]])
 
 
 def new_table() -> np.ndarray:
@@ -199,18 +240,15 @@ def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out:
         low = rest & -rest
         rest ^= low
         c = _popcount(low - 1)
-        i = RANK_AT[contract, c] - 1
-        suit = EFFECTIVE[contract, c]
         same = False
-        while i >= 0:
-            below = ORDER[contract, i]
-            if EFFECTIVE[contract, below] != suit:
+        for j in range(LOWER.shape[2]):
+            below = LOWER[contract, c, j]
+            if below < 0:
                 break
             if (remaining >> below) & 1:
                 same = ((legal >> below) & 1 == 1
                         and (mode != MODE_POINTS or POINTS[below] == POINTS[c]))
                 break
-            i -= 1
         if not same:
             out[count] = c
             count += 1
@@ -275,31 +313,40 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
 
 
 @njit(inline="always")
-def _canonical(run: np.ndarray, multi: np.ndarray, n_multi: int, fixed: int, contract: int,
-               h0: int, h1: int, h2: int) -> tuple[int, int, int]:
-    """The hands with the cards of each run (:func:`_runs`) still in play moved to the
-    lowest cards of that run, in order. Two positions with equal canonical hands are the
-    same game up to renaming cards of equal suit, points and relative rank, so they have
-    the same value: the table's key, so that it meets far more transpositions."""
-    c0 = h0 & fixed
-    c1 = h1 & fixed
-    c2 = h2 & fixed
+def _canonical(pm: int, contract: int, h0: int, h1: int, h2: int) -> tuple[int, int, int]:
+    """The hands with the cards of each run (:func:`_runs`; ``pm`` 1 for the points runs,
+    0 for the suit runs) still in play moved to the lowest cards of that run, in order. Two
+    positions with equal canonical hands are the same game up to renaming cards of equal
+    suit, points and relative rank, so they have the same value: the table's key, so that
+    it meets far more transpositions. A run whose cards in play are already its lowest
+    (all of it in play, or only its top cards played) is copied as it is."""
+    single = RUN_SINGLE[pm, contract]
+    c0 = h0 & single
+    c1 = h1 & single
+    c2 = h2 & single
     everyone = h0 | h1 | h2
-    nxt = 0
-    for m in range(n_multi):
-        i = multi[m]
-        if run[contract, i] == i:
-            nxt = i
-        c = ORDER[contract, i]
-        if (everyone >> c) & 1:
-            bit = np.int64(1) << ORDER[contract, nxt]
-            nxt += 1
-            if (h0 >> c) & 1:
-                c0 |= bit
-            elif (h1 >> c) & 1:
-                c1 |= bit
-            else:
-                c2 |= bit
+    for r in range(RUN_COUNT[pm, contract]):
+        mask = RUN_MASK[pm, contract, r]
+        live = everyone & mask
+        if live == RUN_LOWEST[pm, contract, r, _popcount(live)]:
+            c0 |= h0 & mask
+            c1 |= h1 & mask
+            c2 |= h2 & mask
+            continue
+        nxt = 0
+        for j in range(RUN_CARDS.shape[3]):
+            c = RUN_CARDS[pm, contract, r, j]
+            if c < 0:
+                break
+            if (live >> c) & 1:
+                bit = np.int64(1) << RUN_CARDS[pm, contract, r, nxt]
+                nxt += 1
+                if (h0 >> c) & 1:
+                    c0 |= bit
+                elif (h1 >> c) & 1:
+                    c1 |= bit
+                else:
+                    c2 |= bit
     return c0, c1, c2
 
 
@@ -359,9 +406,9 @@ def _top_trumps(contract: int, declarer: int, hands: np.ndarray, mode: int
     count = 0
     mine = hands[declarer]
     everyone = hands[0] | hands[1] | hands[2]
-    for i in range(31, -1, -1):
-        c = ORDER[contract, i]
-        if EFFECTIVE[contract, c] != core.TRUMP:
+    for i in range(TRUMPS_DOWN.shape[1]):
+        c = TRUMPS_DOWN[contract, i]
+        if c < 0:
             break
         if (everyone >> c) & 1 == 0:
             continue
@@ -621,10 +668,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
     mode = ctx[CTX_MODE]
     gen = ctx[CTX_GEN]
     run = RUN_POINTS if mode == MODE_POINTS else RUN_SUIT
-    m_idx, m_count, m_fixed = MULTI_POINTS if mode == MODE_POINTS else MULTI_SUIT
-    multi = m_idx[contract]
-    n_multi = m_count[contract]
-    fixed = m_fixed[contract]
+    pm = 1 if mode == MODE_POINTS else 0
     moves = np.empty((MAX_DEPTH, 12), dtype=np.int64)
     scores = np.empty(12, dtype=np.int64)
     count = np.zeros(MAX_DEPTH, dtype=np.int64)
@@ -716,8 +760,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     ret = _endgame(contract, declarer, mode, hands, leader)
                     done = True
                 else:
-                    ch0, ch1, ch2 = _canonical(run, multi, n_multi, fixed, contract,
-                                               hands[0], hands[1], hands[2])
+                    ch0, ch1, ch2 = _canonical(pm, contract, hands[0], hands[1], hands[2])
                     slot = _slot(ch0, ch1, ch2, leader)
                     key1 = ch0 | (ch1 << 32)
                     key2 = ch2 | (leader << 32) | (gen << 34)
