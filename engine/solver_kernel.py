@@ -72,6 +72,8 @@ KEY2_BITS = 34 + GEN_BITS
 KEY2_MASK = (1 << KEY2_BITS) - 1
 NO_BOUND = 127
 MAX_DEPTH = 32
+#: SEAT[i] -> i % 3 for the seats counted on from a leader (no signed modulo in the loop).
+SEAT = np.array([0, 1, 2, 0, 1, 2], dtype=np.int64)
 #: Trick boundaries with at most this many cards a hand are solved by :func:`_endgame`.
 ENDGAME_CARDS = 2
 
@@ -714,7 +716,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             b0[d] = beta
             slots[d] = -1
             best_move = -1
-            mover = (leader + n) % 3
+            mover = SEAT[leader + n]
             done = False
             if n == 0:
                 remaining = hands[0] | hands[1] | hands[2]
@@ -815,7 +817,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 if d == 0:
                     break
                 d -= 1
-                mover = (leads[d] + ns[d]) % 3
+                mover = SEAT[leads[d] + ns[d]]
                 hands[mover] ^= np.int64(1) << cur[d]
                 best[d], chosen[d], al[d], be[d] = _fold(
                     gain[d] + ret, (mover == declarer) != (mode == MODE_NULL), cur[d], best[d],
@@ -834,7 +836,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
         # ---------------------------------------------------- the next card of node d
         n = ns[d]
         leader = leads[d]
-        mover = (leader + n) % 3
+        mover = SEAT[leader + n]
         maximize = (mover == declarer) != (mode == MODE_NULL)
         if idx[d] >= count[d] or al[d] >= be[d]:  # node d is finished
             value = best[d]
@@ -865,7 +867,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             if d == 0:
                 break
             d -= 1
-            mover = (leads[d] + ns[d]) % 3
+            mover = SEAT[leads[d] + ns[d]]
             hands[mover] ^= np.int64(1) << cur[d]
             best[d], chosen[d], al[d], be[d] = _fold(
                 gain[d] + ret, (mover == declarer) != (mode == MODE_NULL), cur[d], best[d],
@@ -884,7 +886,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             t1s[d + 1] = c if n == 1 else -1
             leads[d + 1] = leader
         else:
-            winner = (leader + core.trick_winner(contract, t0, t1, c)) % 3
+            winner = SEAT[leader + core.trick_winner(contract, t0, t1, c)]
             if winner == declarer and mode == MODE_NULL:  # R9: the null is lost here
                 hands[mover] ^= np.int64(1) << c
                 best[d], chosen[d], al[d], be[d] = _fold(1, maximize, c, best[d], chosen[d],
