@@ -45,14 +45,13 @@ tests and ``bench/solver.py --check`` hold the solver to.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import pairwise
-from typing import Any, cast
 
 import numpy as np
 
 from . import core
-from .jit import HAVE_NUMBA, njit
+from .bits import ctpop as _popcount  # one popcnt instruction
+from .jit import njit
 
 MODE_POINTS = 0
 MODE_TRICKS = 1
@@ -207,27 +206,6 @@ def new_table() -> np.ndarray:
     return table
 
 
-def _python_popcount(x: int) -> int:
-    """How many bits of ``x`` are set (a hand's cards: at most 32)."""
-    return bin(x & 0xFFFFFFFFFFFFFFFF).count("1")
-
-
-def _compiled_popcount() -> Callable[[int], int]:
-    """:func:`_python_popcount` as LLVM's population count: one ``popcnt`` instruction on
-    the CPUs numba targets, where the bit-twiddling formula took a dozen."""
-    from numba.extending import intrinsic
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return builder.ctpop(args[0])
-
-    @intrinsic
-    def popcount(typingctx: Any, x: Any) -> Any:
-        return x(x), codegen
-
-    return cast(Callable[[int], int], popcount)
-
-
-_popcount = _compiled_popcount() if HAVE_NUMBA else _python_popcount
 
 
 @njit(inline="always")

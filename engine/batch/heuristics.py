@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import core
+from ..bits import ctpop, cttz
 from ..jit import njit
 from . import config as c
-from .bits import ctpop, cttz
 from .tables import (
     BASE_T,
     BEATERS_T,

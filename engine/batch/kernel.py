@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from .. import core
+from ..bits import ctpop
 from ..jit import HAVE_NUMBA, njit
 from ..session import HANDS_PER_SESSION
 from . import heuristics as h
-from .bits import ctpop
 from .tables import CALL_HOLD, CALL_PASS, DECL_T, EFFECTIVE_T, LADDER_T, N_DECL
 
 #: Most calls an auction can take: 63 bids each held, two passes, nothing else (R3, R4).

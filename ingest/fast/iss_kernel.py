@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from skatlog.engine import core
+from skatlog.engine.bits import ctpop
 from skatlog.engine.rules import ISKO_ISS
 
 #: The rule set ISS records are read under unless the caller says otherwise (R17, R18, R7).
@@ -180,15 +181,6 @@ RESULT_WORDS = ("passed", "unknown", "win", "loss", "penalty", "bidok", "overbid
 @njit(cache=True)
 def _is_space(b):
     return b == 32 or b == 9 or b == 10 or b == 13
-
-
-@njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @njit(cache=True)
@@ -699,7 +691,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                 phase = PH_DONE
             else:
                 resigned |= 1 << seat
-                if _popcount(resigned) == 2:
+                if ctpop(resigned) == 2:
                     credited_p, credited_t = core.concession_credit(
                         contract, _open_cards(hands, trick, ntrick_cards), skat_mask,
                         skat_taken and disc0 < 0, ntricks)

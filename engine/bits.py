@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jit import HAVE_NUMBA, njit
+from .jit import HAVE_NUMBA, njit
 
 ctpop: Any
 cttz: Any
