@@ -14,7 +14,13 @@ windows at the value and one above it agreeing, (c) a second solve with the tabl
 agreeing, and (d) plain minimax (no pruning, table or merging) from the position after the
 first five tricks of that line (a 5-trick endgame, every card).
 
+``--analyze N`` also times ``skatlog analyze`` (:func:`skatlog.analytics.analysis.analyse_archive`)
+on the played games of ``N`` simulated ``rules`` hands, on ``--workers`` processes (not
+pinned), in games per second of wall time; ``--pimc N`` plays ``N`` hands with one ``pimc``
+bot (K = ``--k``) and two ``rules`` bots and prints its hands per second of CPU.
+
     .venv/bin/python bench/solver.py [--hands 200] [--seed 1] [--check [--check-hands 300]]
+                                     [--analyze 200 [--workers 2]] [--pimc 30 [--k 20]]
 """
 
 from __future__ import annotations
@@ -142,16 +148,60 @@ def check(states: list[GameState]) -> None:
           f"({time.perf_counter() - start:.0f} s)")
 
 
+def analyze_rate(hands: int, workers: int, seed: int) -> None:
+    """``skatlog analyze`` throughput on the played games of ``hands`` simulated hands."""
+    import tempfile
+
+    from skatlog.analytics.analysis import analyse_archive
+    from skatlog.simulation import SimulationOptions, simulate_to_archive
+
+    with tempfile.TemporaryDirectory(prefix="skatlog-analyze-") as folder:
+        simulate_to_archive(folder, SimulationOptions(hands=hands, seed=seed,
+                                                      bots=("rules",) * 3))
+        summary = analyse_archive(folder, workers=workers)
+    print(f"analyze: {summary.analysed} played games of {hands} simulated hands in "
+          f"{summary.seconds:.1f} s wall = {summary.analysed / summary.seconds:.2f} games/s "
+          f"on {workers} workers (skatlog analyze, start-up of the workers included)")
+
+
+def pimc_rate(hands: int, k: int, seed: int) -> None:
+    """Hands per second of CPU with one ``pimc`` seat (K = ``k``) and two ``rules`` seats,
+    the ``pimc`` seat rotating."""
+    from skatlog.engine.pimc import PimcPlayer
+    from skatlog.engine.players import play_hand
+
+    pimc, rules = PimcPlayer(k), RulesPlayer()
+    start = time.process_time()
+    for n in range(hands):
+        seats = [rules, rules, rules]
+        seats[n % 3] = pimc
+        play_hand(seeded_deal(seed + n), (seats[0], seats[1], seats[2]), random.Random(n))
+    seconds = time.process_time() - start
+    print(f"pimc: {hands} hands (one pimc seat, K = {k}, two rules seats) in {seconds:.1f} s"
+          f" CPU = {hands / seconds:.2f} hands/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--check-hands", type=int, default=300)
+    parser.add_argument("--analyze", type=int, default=0, metavar="HANDS",
+                        help="also time skatlog analyze on this many simulated hands")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--pimc", type=int, default=0, metavar="HANDS",
+                        help="also time the pimc bot on this many hands")
+    parser.add_argument("--k", type=int, default=20)
     args = parser.parse_args()
+    if args.analyze:  # before pinning: the workers use every core
+        analyze_rate(args.analyze, args.workers, args.seed)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    timed(hands_after_discard(args.hands, args.seed))
+    if args.hands:
+        timed(hands_after_discard(args.hands, args.seed))
+    if args.pimc:
+        pimc_rate(args.pimc, args.k, args.seed)
     if args.check:
         check(hands_after_discard(args.check_hands, args.seed + 100_000))
 
