@@ -37,7 +37,11 @@ Speed comes from these:
   minimax), without nodes, table or bounds;
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
   play between them in rank and equal points (tricks and null: any) lead to the same
-  value, so only one is tried.
+  value, so only one is tried;
+* a cheap node (about 100 ns): the helpers the loop calls take and return scalars (an
+  array passed to a helper made numba count its references, atomically, at every child:
+  17 % of the time), bits are counted by the CPU (:mod:`.bits`), and the walks over
+  cards below a card, the trumps and the runs are precomputed tables.
 
 :func:`minimax` is the plain reference search (no pruning, no table, no merging) that the
 tests and ``bench/solver.py --check`` hold the solver to.
