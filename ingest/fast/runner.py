@@ -128,12 +128,13 @@ class FastBatch:
         columns = {name: games.column(name).to_pylist() for name in _JSON_COLUMNS}
         out = []
         for i in range(games.num_rows):
-            obj: dict[str, Any] = {
+            outcome = columns["outcome"][i]
+            obj: dict[str, Any] = {  # the keys in game_json's order, so both print alike
                 "source": self.source, "line": columns["source_line"][i], "format": "iss",
                 "id": columns["record_id"][i] or "", "ok": True, "errors": [],
-                "warnings": [], "passed": columns["outcome"][i] == "passed",
+                "warnings": [], "outcome": outcome, "passed": outcome == "passed",
             }
-            for name in _JSON_COLUMNS[2:]:
+            for name in _JSON_COLUMNS[3:]:
                 obj[name] = columns[name][i]
             out.append(obj)
         return out
