@@ -116,6 +116,25 @@ def test_every_rule_decided_row_is_compared(tmp_path: Path) -> None:
         assert report.bad_games == 1 and any(what in p for p in report.problems), report.problems
 
 
+def test_child_rows_stored_twice_are_named(tmp_path: Path, iss_dir: Path) -> None:
+    """An archive where a logged game's tricks and calls are stored twice (what an ingest
+    before 2026-12-03 did with a game repeated inside one batch) is reported as such."""
+    path = sorted(iss_dir.glob("*.sgf"))[0]
+    assert runner.invoke(app, ["ingest", str(path), "--archive", str(tmp_path), "-q"]
+                         ).exit_code == 0
+    game_id = None
+    for table in ("tricks", "auction"):
+        part = committed_files(tmp_path, table)[0]
+        data = pq.read_table(part)
+        game_id = game_id if game_id is not None else data.column("game_id")[0].as_py()
+        rows = data.filter(pc.equal(data.column("game_id"), game_id))
+        pq.write_table(pa.concat_tables([data, rows]), part)
+    report = verify_archive(tmp_path)
+    assert report.bad_games == 1 and len(report.problems) == 2, report.problems
+    for what in ("tricks", "auction"):
+        assert f"{game_id}: {what}: every row stored 2 times" in "\n".join(report.problems)
+
+
 def test_duplicates_and_orphans_are_reported(tmp_path: Path) -> None:
     simulate_to_archive(tmp_path, SimulationOptions(hands=100, seed=6, bots=("random",) * 3))
     path = committed_files(tmp_path, "games")[0]
