@@ -100,8 +100,8 @@ def _expected_rows(columns: dict[str, list[Any]], rows: list[int], records: list
 def _first_difference(stored: list[list[int]], engine: list[list[int]], what: str) -> str:
     copies = len(stored) // len(engine) if engine else 0
     if copies > 1 and sorted(stored) == sorted(engine * copies):
-        return (f"{what}: every row stored {copies} times (a game repeated inside one batch"
-                " of an ingest by skatlog before 2026-12-03 kept its rows once a copy);"
+        return (f"{what}: every row stored {copies} times (skatlog before 2026-12-03 kept"
+                " the rows of every copy of a game repeated inside one ingest batch);"
                 " ingest the logs again into a new archive")
     for k, (a, b) in enumerate(zip(stored, engine, strict=False)):
         if a != b:
