@@ -81,7 +81,7 @@ def _games(root: Path, wanted: set[int]) -> Iterator[tuple[int, GameRecord]]:
             return True
         return False
 
-    for game in iter_archive_games(root, where=pick):
+    for game in iter_archive_games(root, where=pick, game_ids=wanted):
         if game.record is not None:
             yield last[-1], game.record
 

@@ -47,12 +47,23 @@ class StoredGameError(ArchiveError):
 
 
 def iter_archive_games(archive: str | os.PathLike[str] | None = None,
-                       where: Callable[[dict], bool] | None = None) -> Iterator[LogGame]:
+                       where: Callable[[dict], bool] | None = None, *,
+                       game_ids: Iterable[int] | None = None) -> Iterator[LogGame]:
     """The archive's games as :class:`LogGame` values, in commit order (streamed);
-    ``where(row)`` filters on the row's :data:`~.row_game.EXPORT_COLUMNS`."""
+    ``where(row)`` filters on the row's :data:`~.row_game.EXPORT_COLUMNS`. ``game_ids``
+    keeps only those games, before any row is built (a few games of a large archive are
+    found without rebuilding every simulated hand's move list)."""
+    import pyarrow.compute as pc
+
     root = archive_path(archive)
+    wanted = None if game_ids is None else pa.array(
+        [i for i in game_ids if -(1 << 63) <= i < 1 << 63], pa.int64())  # ids are int64
     with ChildRows(root) as children:
         for stored in iter_batches(root, "games", columns=_READ_COLUMNS, batch_size=8192):
+            if wanted is not None:
+                stored = stored.filter(pc.is_in(stored.column("game_id"), value_set=wanted))
+                if not stored.num_rows:
+                    continue
             batch = _export_columns(stored)
             for row in _rows(batch, children.of(batch)):
                 if where is None or where(row):

@@ -80,6 +80,19 @@ def test_analyze_fills_the_table_and_a_rerun_skips(archive: Path) -> None:
         assert solver.wins(here.play(keep), need) == verdicts[n - 1]
 
 
+def test_the_chosen_games_are_read_by_id_alone(archive: Path) -> None:
+    """Reading a few games by id (``game_ids``: the archive's rows filtered before any
+    simulated hand's move list is rebuilt) gives the games the row filter gives."""
+    from skatlog.ingest.export import iter_archive_games
+
+    con = open_archive(archive)
+    ids = [r[0] for r in con.execute("SELECT game_id FROM games ORDER BY game_id DESC "
+                                     "LIMIT 7").fetchall()]
+    by_id = list(iter_archive_games(archive, game_ids=[*ids, 2**70]))
+    by_row = list(iter_archive_games(archive, where=lambda row: row["game_id"] in ids))
+    assert len(by_id) == 7 and by_id == by_row
+
+
 def test_a_crash_leaves_only_whole_commits_and_the_rerun_finishes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     simulate_to_archive(tmp_path, SimulationOptions(hands=8, seed=31))

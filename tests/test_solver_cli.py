@@ -52,6 +52,10 @@ def test_solve_mid_play_and_from_the_archive(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["after_cards"] == 4 and len(out["line"]) <= 26
+    for missing in ("12345", str(2**70)):  # no such game; no int64 id at all
+        result = runner.invoke(app, ["solve", "--id", missing, "--archive", str(tmp_path)])
+        assert result.exit_code == 2 and "no game with game_id" in result.output
+        assert "Traceback" not in result.output
 
 
 def test_solve_errors_are_one_line() -> None:

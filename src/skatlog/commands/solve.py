@@ -125,7 +125,7 @@ def _from_archive(game_id: int, archive: Path | None) -> tuple[str, Any]:
     if not (root / MANIFEST).is_file():
         raise _fail(f"no archive at {root}: it has no {MANIFEST} (pass --archive DIR)")
     try:
-        for logged in iter_archive_games(root, where=lambda row: row["game_id"] == game_id):
+        for logged in iter_archive_games(root, game_ids=[game_id]):
             if logged.record is not None:
                 return f"{root}: game {game_id}", logged.record
     except (ArchiveError, OSError) as err:
