@@ -210,8 +210,6 @@ def new_table() -> np.ndarray:
     return table
 
 
-
-
 @njit(inline="always")
 def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out: np.ndarray
            ) -> int:

@@ -171,7 +171,9 @@ def keep_game_rows(tables: Mapping[str, pa.Table], keep: np.ndarray, ids: np.nda
     of a game id (:meth:`IdSet.new_mask`), and ``tricks``/``auction`` to those games' rows.
     A child row is kept when its game is and it belongs to the first run of that game's
     rows: a game twice in one batch has its child rows twice, and their game_id alone cannot
-    tell the copies apart."""
+    tell the copies apart. The tables themselves when ``keep`` keeps every row."""
+    if keep.all():
+        return dict(tables)
     kept = pa.array(ids[keep])
     out = {"games": tables["games"].filter(pa.array(keep))}
     for child, number in CHILD_NUMBERS.items():

@@ -114,12 +114,6 @@ def _task_rejects(games: list[LogGame], ingest_id: str, root: str
                              local.not_record_examples)
 
 
-def _keep_rows(tables: dict[str, pa.Table], keep: np.ndarray, ids: np.ndarray
-               ) -> dict[str, pa.Table]:
-    """The game tables restricted to the games of mask ``keep`` (:func:`keep_game_rows`)."""
-    return tables if keep.all() else keep_game_rows(tables, keep, ids)
-
-
 #: A chunk handed to a task: its first line and either its bytes or, for a plain file the
 #: worker reads itself (no copy through a pipe), its (offset, length) in that file.
 Chunk = tuple[int, bytes | tuple[int, int]]
@@ -170,7 +164,7 @@ def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root:
             keep &= ~_KNOWN.contains(ids)
         if not keep.any():
             return
-        for table, data in _keep_rows(tables, keep, ids).items():
+        for table, data in keep_game_rows(tables, keep, ids).items():
             if data.num_rows:
                 pending.setdefault(table, []).append(fit_schema(table, data))
         written.append(ids[keep])
