@@ -82,6 +82,8 @@ def scan(chunk: bytes, first_line: int = 1, rules: Rules = ISKO_ISS) -> ChunkSca
     replaying records under ``rules`` (a record naming its own with ``RU[...]`` goes to the
     slow path)."""
     buf = np.frombuffer(chunk, dtype=np.uint8)
+    if buf.ctypes.data % 8:  # the kernel reads it as 64-bit words too: align (bytes are)
+        buf = buf.copy()
     nlines = chunk.count(b"\n") + 1
     rows = np.empty((nlines, K.N_FIELDS), dtype=np.int32)
     meta = np.empty((nlines, 2 * K.N_META), dtype=np.int32)

@@ -1,0 +1,32 @@
+"""The ISS kernel's byte search (``_find``: eight bytes at a time where it can) finds what a
+plain byte-by-byte loop finds, wherever the bytes sit in the words."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skatlog.ingest.fast import iss_kernel as K
+
+# bytes around the ones searched for (']' 93, '\\' 92, '\n' 10), their high-bit twins, 0
+_ALPHABET = st.sampled_from([0, 10, 92, 93, 94, 91, 138, 220, 221, 255, 97, 32])
+
+
+def _plain(data: bytes, i: int, end: int, a: int, b: int) -> int:
+    for k in range(i, end):
+        if data[k] in (a, b):
+            return k
+    return end
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=70), st.data())
+def test_find_equals_a_byte_loop(values: list[int], data: st.DataObject) -> None:
+    raw = bytes(values)
+    buf = np.frombuffer(raw, dtype=np.uint8).copy()
+    lanes = buf[:len(buf) - len(buf) % 8].view(np.uint64)
+    end = data.draw(st.integers(0, len(raw)))
+    i = data.draw(st.integers(0, end + 2))
+    a, b = data.draw(st.sampled_from([(93, 92), (10, 10), (92, 92), (220, 93)]))
+    assert K._find(buf, lanes, i, end, a, b) == _plain(raw, i, end, a, b)
