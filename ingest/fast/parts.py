@@ -296,6 +296,7 @@ def iter_part_batches(
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
                                  initializer=_die_with_parent, initargs=(os.getpid(),)
                                  ) as procs:
+            procs.submit(int)  # forks the workers now, while this process reads the first task
             pending: deque[Future[PartBatch]] = deque()
             try:
                 for number, chunks in tasks:
@@ -339,19 +340,30 @@ def _die_with_parent(parent: int) -> None:
 def _tasks(chunks: Iterator[tuple[int, bytes]], per_task: int, hasher: Any | None,
            by_offset: bool) -> Iterator[tuple[int, list[Chunk]]]:
     """Consecutive groups of ``per_task`` chunks, numbered from 1; every chunk also goes
-    through ``hasher`` (so the file is hashed as it is read, not in a second pass).
+    through ``hasher`` (so the file is hashed as it is read, not in a second pass), once
+    its group has been handed on (a worker starts on it while this process hashes).
     ``by_offset``: chunks are handed on as (offset, length) in the stream."""
     group: list[Chunk] = []
+    unhashed: list[bytes] = []
     number = 0
     offset = 0
     for first, data in chunks:
-        if hasher is not None:
-            hasher.update(data)
         group.append((first, (offset, len(data)) if by_offset else data))
+        unhashed.append(data)
         offset += len(data)
         if len(group) == per_task:
             number += 1
             yield number, group
             group = []
+            unhashed = _hash(hasher, unhashed)
     if group:
         yield number + 1, group
+        _hash(hasher, unhashed)
+
+
+def _hash(hasher: Any | None, pieces: list[bytes]) -> list[bytes]:
+    """Feed ``pieces`` to ``hasher`` (if any), in order; the empty list, for the next ones."""
+    if hasher is not None:
+        for data in pieces:
+            hasher.update(data)
+    return []
