@@ -1261,7 +1261,7 @@ def scan_chunk(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb, flags
 
 # Compiled without numba's reference counting (``_nrt=False``): it allocates nothing, and
 # the counts numba kept on the arrays it passes around, atomic, were a seventh of the time.
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]  # (not in the stubs)
 def _scan_lines(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb, flags, cur, hands,
                 taken_p, taken_t, trick, deal_tmp, trick_tmp, tags):
     """The line loop of :func:`scan_chunk` over its scratch arrays; returns the rows used."""
