@@ -355,15 +355,15 @@ def _tasks(chunks: Iterator[tuple[int, bytes]], per_task: int, hasher: Any | Non
             number += 1
             yield number, group
             group = []
-            unhashed = _hash(hasher, unhashed)
+            _hash(hasher, unhashed)
+            unhashed = []
     if group:
         yield number + 1, group
         _hash(hasher, unhashed)
 
 
-def _hash(hasher: Any | None, pieces: list[bytes]) -> list[bytes]:
-    """Feed ``pieces`` to ``hasher`` (if any), in order; the empty list, for the next ones."""
+def _hash(hasher: Any | None, pieces: list[bytes]) -> None:
+    """Feed ``pieces`` to ``hasher`` (if any), in order."""
     if hasher is not None:
         for data in pieces:
             hasher.update(data)
-    return []
