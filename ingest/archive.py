@@ -355,25 +355,51 @@ class IdSet:
     """A set of int64 ids with vectorised membership, ~8 bytes per id plus a 16 MB filter.
 
     A sorted array (``base``) plus a smaller sorted array of recent additions, merged
-    linearly; a bitmap over the ids' top 27 bits answers most "not there" questions without
-    a binary search (a Python set of nine million ints would take ~600 MB).
+    linearly; a bitmap over the ids' top bits (at most 27) answers most "not there"
+    questions without a binary search (a Python set of nine million ints would take
+    ~600 MB).
     """
 
     MERGE_AT = 1_000_000
+    #: log2 of the largest filter's bits (16 MB)
     FILTER_BITS = 27
+    #: log2 of the smallest filter's bits (8 KB)
+    MIN_FILTER_BITS = 16
+    #: a filter grows (doubling, rebuilt from the ids) to keep this many bits an id
+    BITS_PER_ID = 16
 
     def __init__(self, ids: np.ndarray | None = None, *, owned: bool = False,
                  filter_bits: int | None = None) -> None:
         """The set of ``ids``; ``owned`` lets it sort that array in place (no copy).
-        ``filter_bits``: log2 of the filter's bits (default :attr:`FILTER_BITS`); a set that
-        holds a few thousand ids takes a small one, since a fresh set's first additions
-        touch (and the OS zeroes) every page of the filter, about 10 ms for 16 MB."""
-        self.filter_bits = self.FILTER_BITS if filter_bits is None else filter_bits
+
+        ``filter_bits``: log2 of the filter's bits, fixed. Without it the filter is sized
+        for the ids (:attr:`BITS_PER_ID` each, up to :attr:`FILTER_BITS`) and grows with
+        them: the OS zeroes a filter's pages as they are first touched, and random ids
+        touch every page, about 40 ms for 16 MB, which a run that adds 200,000 ids to a
+        fresh archive's set would pay for a filter it does not need."""
+        self._grows = filter_bits is None
         self.base = (_sorted_unique(ids, owned=owned) if ids is not None
                      else np.empty(0, np.int64))
         self.recent_sorted = np.empty(0, np.int64)
+        self.filter_bits = self._fitted_bits(len(self.base)) if filter_bits is None \
+            else filter_bits
         self.filter = np.zeros(1 << (self.filter_bits - 3), np.uint8)
         self._mark(self.base)
+
+    def _fitted_bits(self, count: int) -> int:
+        """log2 of the filter's bits for ``count`` ids."""
+        want = max(count * self.BITS_PER_ID, 1).bit_length()
+        return max(min(want, self.FILTER_BITS), min(self.MIN_FILTER_BITS, self.FILTER_BITS))
+
+    def _grow_filter(self) -> None:
+        """Rebuild the filter at the size the ids now need (when it grows)."""
+        bits = self._fitted_bits(len(self))
+        if not self._grows or bits <= self.filter_bits:
+            return
+        self.filter_bits = bits
+        self.filter = np.zeros(1 << (bits - 3), np.uint8)
+        self._mark(self.base)
+        self._mark(self.recent_sorted)
 
     def __len__(self) -> int:
         return len(self.base) + len(self.recent_sorted)
@@ -427,6 +453,7 @@ class IdSet:
             self.base = np.insert(self.base, np.searchsorted(self.base, self.recent_sorted),
                                   self.recent_sorted)
             self.recent_sorted = np.empty(0, np.int64)
+        self._grow_filter()
 
     def sorted_ids(self) -> np.ndarray:
         """Every id in the set, sorted (for handing the set to parallel writers)."""

@@ -258,6 +258,24 @@ def test_id_set_from_runs_and_random_ids_is_the_plain_set(
     assert bulk.contains(probe).tolist() == np.isin(probe, expected).tolist()
 
 
+def test_id_set_filter_grows_with_its_ids() -> None:
+    """A set without a fixed filter size starts small and doubles its filter as ids come
+    (rebuilt from the ids, so every answer stays right); a fixed size stays fixed."""
+    rng = np.random.default_rng(7)
+    ids = rng.integers(-2**63, 2**63 - 1, size=60_000, dtype=np.int64)
+    growing, fixed = IdSet(), IdSet(filter_bits=IdSet.MIN_FILTER_BITS)
+    assert growing.filter_bits == IdSet.MIN_FILTER_BITS
+    for part in np.array_split(ids, 7):
+        assert growing.new_mask(part).all() and fixed.new_mask(part).all()
+    assert growing.filter_bits == (60_000 * IdSet.BITS_PER_ID).bit_length() == 20
+    assert fixed.filter_bits == IdSet.MIN_FILTER_BITS
+    probe = np.concatenate([ids, rng.integers(-2**63, 2**63 - 1, size=5_000, dtype=np.int64)])
+    expected = np.isin(probe, ids).tolist()
+    assert growing.contains(probe).tolist() == expected == fixed.contains(probe).tolist()
+    assert IdSet(ids).filter_bits == 20  # built from the ids: sized for them at once
+    assert IdSet(np.arange(10**7, dtype=np.int64)).filter_bits == IdSet.FILTER_BITS
+
+
 # ------------------------------------------------------------------ ingest and dedupe
 def test_ingest_twice_stores_each_game_once(tmp_path: Path) -> None:
     records = random_records(120, seed=11)
