@@ -30,3 +30,21 @@ def test_find_equals_a_byte_loop(values: list[int], data: st.DataObject) -> None
     i = data.draw(st.integers(0, end + 2))
     a, b = data.draw(st.sampled_from([(93, 92), (10, 10), (92, 92), (220, 93)]))
     assert K._find(buf, lanes, i, end, a, b) == _plain(raw, i, end, a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ALPHABET, max_size=300), st.integers(1, 64))
+def test_counted_lines_are_the_newlines(values: list[int], slice_bytes: int) -> None:
+    """``count_newlines`` (numpy, a slice at a time) counts what ``bytes.count`` counts,
+    with slices that end anywhere; ``count_lines`` adds an unterminated last line."""
+    from skatlog.ingest.fast import stream
+
+    raw = bytes(values)
+    saved = stream._COUNT_SLICE
+    stream._COUNT_SLICE = slice_bytes
+    try:
+        assert stream.count_newlines(raw) == raw.count(b"\n")
+        assert stream.count_newlines(np.frombuffer(raw, np.uint8)) == raw.count(b"\n")
+    finally:
+        stream._COUNT_SLICE = saved
+    assert stream.count_lines(raw) == raw.count(b"\n") + (bool(raw) and raw[-1:] != b"\n")

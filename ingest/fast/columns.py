@@ -23,6 +23,7 @@ from skatlog.engine.rules import ISKO_ISS, Rules
 from ..schema import CALL_KINDS, OUTCOMES, table_from_columns
 from . import iss_kernel as K
 from .blake import blake2b64
+from .stream import count_newlines
 from .tables import rule_tables
 
 _TABLES = rule_tables()
@@ -84,7 +85,7 @@ def scan(chunk: bytes, first_line: int = 1, rules: Rules = ISKO_ISS) -> ChunkSca
     buf = np.frombuffer(chunk, dtype=np.uint8)
     if buf.ctypes.data % 8:  # the kernel reads it as 64-bit words too: align (bytes are)
         buf = buf.copy()
-    nlines = chunk.count(b"\n") + 1
+    nlines = count_newlines(buf) + 1
     rows = np.empty((nlines, K.N_FIELDS), dtype=np.int32)
     meta = np.empty((nlines, 2 * K.N_META), dtype=np.int32)
     deals = np.empty((nlines, 32), dtype=np.uint8)
