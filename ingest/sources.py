@@ -37,6 +37,9 @@ class RawRecord:
     text: str
     format: str  # "iss", "jsonl" or "unknown"
     complete: bool = True  # False: an ISS record cut off by the end of input or the next record
+    #: the compiled kernel replayed every move legally (only the recorded result differs):
+    #: the reference validator may take the engine's unchecked path for its moves
+    replayed: bool = False
 
 
 def open_text(path: Path) -> TextIO:

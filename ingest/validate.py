@@ -95,14 +95,25 @@ def describe_move(move: Move, players: tuple[str, str, str]) -> str:
     return f"{who} {what}"
 
 
-def replay_parsed(parsed: ParsedGame) -> LogGame:
-    """Replay a parsed record through the rules (validated path) and check its value."""
+def replay_parsed(parsed: ParsedGame, *, checked: bool = True) -> LogGame:
+    """Replay a parsed record through the rules (validated path) and check its value.
+
+    ``checked`` False: the compiled kernel has replayed every move of this record legally
+    already (only its recorded result differs), so the moves take the engine's unchecked
+    path (:meth:`~skatlog.engine.game.GameState.apply_unchecked`, about half the time);
+    should that not end in a finished game, the record is replayed checked after all.
+    """
     errors = list(parsed.errors)
     record: GameRecord | None = None
     value_check = "not_recorded"
     if not errors and parsed.deal is not None:
         state = new_state(parsed.deal, rules=parsed.rules, bock=parsed.bock)
-        for number, move in parsed.moves:
+        to_check = parsed.moves
+        if not checked and isinstance(state, GameState):  # (a Foster hand: checked)
+            if not _applied_unchecked(state, parsed):
+                return replay_parsed(parsed)
+            to_check = []
+        for number, move in to_check:
             try:
                 state.apply(move)
             except RuleError as err:
@@ -125,6 +136,17 @@ def replay_parsed(parsed: ParsedGame) -> LogGame:
         meta=parsed.meta, record=record, recorded=parsed.recorded, errors=tuple(errors),
         warnings=tuple(parsed.warnings), value_check=value_check, extra=parsed.extra,
     )
+
+
+def _applied_unchecked(state: GameState, parsed: ParsedGame) -> bool:
+    """Apply every move unchecked; whether that ended in a finished game without a fault
+    (else the caller replays the record checked, which gives the verdict)."""
+    try:
+        for _, move in parsed.moves:
+            state.apply_unchecked(move)
+    except Exception:  # any fault at all: left to the checked replay
+        return False
+    return state.finished
 
 
 def move_error(err: RuleError, move: Move, number: int, parsed: ParsedGame) -> GameError:

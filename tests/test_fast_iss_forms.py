@@ -103,3 +103,38 @@ def test_escapes_and_tag_ends_at_every_byte_of_a_word(shift: int) -> None:
     for table in (want, got):  # the blank lines shift the record's line, nothing else
         table["games"] = table["games"].drop_columns(["source_line"])
     fast_iss._assert_tables_equal(want, got)
+
+
+@pytest.mark.parametrize("result", [
+    "d:0 loss v:-300 m:8 bidok p:78 t:8 s:0 z:0",  # another value: a score mismatch
+    "d:0 loss v:-360 m:7 bidok p:78 t:8 s:0 z:0",  # the value right, a field wrong: valid
+])
+def test_a_result_that_differs_is_replayed_unchecked_with_the_reference_verdict(
+        result: str) -> None:
+    """A record the kernel replayed legally whose recorded result differs reaches the
+    reference validator marked ``replayed``; its moves take the engine's unchecked path and
+    the verdict is the checked replay's, JSON field for field."""
+    from skatlog.ingest.validate import game_json, parse_raw, replay_parsed
+
+    line = _line(f"{DEAL} 1 p 2 p 0 18 0 CO {PLAY}", result)
+    batch = next(iter(fast_validate_iss(io.BytesIO((line + "\n").encode()), workers=1)))
+    [raw] = batch.slow
+    assert raw.replayed
+    trusted = replay_parsed(parse_raw(raw), checked=False)
+    checked = replay_parsed(parse_raw(raw))
+    assert game_json(trusted) == game_json(checked)
+    assert trusted.record == checked.record and trusted.record is not None
+    assert [game_json(g) for g in batch.slow_games()] == [game_json(checked)]
+
+
+def test_an_unchecked_replay_that_does_not_finish_is_replayed_checked() -> None:
+    """Marked ``replayed`` by mistake, a record cut short still gets the checked verdict."""
+    from skatlog.ingest.sources import RawRecord
+    from skatlog.ingest.validate import parse_raw, replay_parsed
+
+    first_two_cards = " ".join(PLAY.split()[:4])
+    line = _line(f"{DEAL} 1 p 2 p 0 18 0 CO {first_two_cards}", "d:0 loss v:-360")
+    raw = RawRecord("other.sgf", 1, line, "iss", replayed=True)
+    trusted = replay_parsed(parse_raw(raw), checked=False)
+    assert [e.code for e in trusted.errors] == ["truncated"]
+    assert trusted.errors == replay_parsed(parse_raw(raw)).errors

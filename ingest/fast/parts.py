@@ -220,7 +220,7 @@ def _settle_slow(records: list[RawRecord], rules: Rules, ingest_id: str) -> _Set
     out = _Settled()
     rows = GameRowsBuilder(ingest_id)
     for raw in records:
-        game = replay_parsed(parse_raw(raw, rules))
+        game = replay_parsed(parse_raw(raw, rules), checked=not raw.replayed)
         if game.ok and not claims_simulation(game):
             rows.add_log_game(game)
             out.stored += 1

@@ -155,7 +155,7 @@ def _settle(records: list[RawRecord], rules: Rules) -> Iterator[LogGame]:
     from ..validate import parse_raw, replay_parsed
 
     for raw in records:
-        yield replay_parsed(parse_raw(raw, rules))
+        yield replay_parsed(parse_raw(raw, rules), checked=not raw.replayed)
 
 
 def iter_validation_json(path_or_stream: str | os.PathLike[str] | BinaryIO, *,
@@ -229,7 +229,8 @@ def _slow_records(scan_: ChunkScan, source: str, settled: np.ndarray | None = No
         text = chunk[rows[r, K.F_START]:rows[last, K.F_END]].decode("utf-8", "replace")
         first = int(rows[r, K.F_LINE]) + scan_.first_line
         if j == i and _whole_record(text):  # what the record splitter makes of it, directly
-            out.append(RawRecord(source, first, text.strip(), "iss"))
+            out.append(RawRecord(source, first, text.strip(), "iss",
+                                 replayed=bool(status[r] == K.RESULT_DIFFERS)))
             i += 1
             continue
         for raw in iter_lines_records(text.split("\n"), source, "iss"):
