@@ -48,3 +48,19 @@ def test_counted_lines_are_the_newlines(values: list[int], slice_bytes: int) -> 
     finally:
         stream._COUNT_SLICE = saved
     assert stream.count_lines(raw) == raw.count(b"\n") + (bool(raw) and raw[-1:] != b"\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200), st.lists(st.tuples(st.integers(-1, 200), st.integers(0, 60)),
+                                         max_size=20))
+def test_gathered_strings_are_the_slices(data: bytes, spans: list[tuple[int, int]]) -> None:
+    """``gather_strings`` (a slice copy for long strings, a byte loop for short ones) gives
+    the slices' bytes one after another, with their offsets; a negative start is empty."""
+    spans = [(s, min(s + n, len(data))) if s >= 0 else (-1, -1)
+             for s, n in spans if s < len(data)]
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    ends = np.array([e for _, e in spans], dtype=np.int64)
+    offsets, out = K.gather_strings(np.frombuffer(data, np.uint8), starts, ends)
+    pieces = [data[s:e] if s >= 0 else b"" for s, e in spans]
+    assert out.tobytes() == b"".join(pieces)
+    assert offsets.tolist() == [0, *np.cumsum([len(p) for p in pieces]).tolist()]
