@@ -65,3 +65,17 @@ def test_the_compiled_path_ids_equal_the_reference_ids() -> None:
     reference = rows.tables()["games"]
     assert fast.num_rows == 200
     assert fast.column("game_id").to_pylist() == reference.column("game_id").to_pylist()
+
+
+def test_the_written_out_rounds_follow_the_schedule() -> None:
+    """``_compress`` spells out its twelve rounds; each mixes the words RFC 7693's schedule
+    (``SIGMA``) names, in order."""
+    import inspect
+    import re
+
+    from skatlog.ingest.fast import blake
+
+    source = inspect.getsource(blake._compress)
+    words = [int(w) for w in re.findall(r"_mix\(v\d+, v\d+, v\d+, v\d+, m(\d+), m(\d+)\)",
+                                         source) for w in w]
+    assert words == blake.SIGMA.reshape(-1).tolist()
