@@ -23,6 +23,7 @@ from skatlog.engine.rules import ISKO_ISS, Rules
 from ..schema import CALL_KINDS, OUTCOMES, table_from_columns
 from . import iss_kernel as K
 from .blake import blake2b64
+from .child_rows import auction_rows, trick_rows
 from .stream import count_newlines
 from .tables import rule_tables
 
@@ -286,42 +287,22 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
 
 
 def _tricks_table(scan_: ChunkScan, sel: np.ndarray, ids: np.ndarray) -> pa.Table:
-    ntricks = scan_.rows[sel, K.F_NTRICKS]
-    tr = scan_.tricks[sel]  # (n, 10, 5)
-    valid = np.arange(10)[None, :] < ntricks[:, None]
-    flat = tr[valid].astype(np.int64)  # (m, 5), game-major, trick order
-    gid = np.repeat(ids, ntricks)
-    trick_no = np.broadcast_to(np.arange(1, 11), valid.shape)[valid]
-    leader = flat[:, K.T_LEADER]
-    cards = flat[:, :3]
-    columns = {
-        "game_id": gid,
-        "trick_no": trick_no.astype(np.uint8),
-        "leader": leader.astype(np.uint8),
-        "card1": cards[:, 0].astype(np.uint8),
-        "card2": cards[:, 1].astype(np.uint8),
-        "card3": cards[:, 2].astype(np.uint8),
-        "winner": flat[:, K.T_WINNER].astype(np.uint8),
-    }
-    return table_from_columns("tricks", columns, len(gid))
+    game_id, trick_no, leader, card1, card2, card3, winner = trick_rows(
+        scan_.tricks, sel.astype(np.int64), scan_.rows[sel, K.F_NTRICKS].astype(np.int64), ids)
+    columns = {"game_id": game_id, "trick_no": trick_no, "leader": leader, "card1": card1,
+               "card2": card2, "card3": card3, "winner": winner}
+    return table_from_columns("tricks", columns, len(game_id))
 
 
 def _auction_table(scan_: ChunkScan, rows: np.ndarray, ids: np.ndarray) -> pa.Table:
-    counts = rows[:, K.F_CALL_N].astype(np.int64)
-    starts = rows[:, K.F_CALL_OFF].astype(np.int64)
-    total = int(counts.sum())
-    # index of every call: start of its game + position within the game
-    game_of = np.repeat(np.arange(len(rows)), counts)
-    first = np.cumsum(counts) - counts
-    pos = np.arange(total) - np.repeat(first, counts)
-    idx = starts[game_of] + pos
-    calls = scan_.calls[idx].astype(np.int64)
-    kind = calls[:, 1]
+    game_id, call_no, seat, kind, value = auction_rows(
+        scan_.calls, rows[:, K.F_CALL_OFF].astype(np.int64),
+        rows[:, K.F_CALL_N].astype(np.int64), ids)
     columns = {
-        "game_id": ids[game_of],
-        "call_no": (pos + 1).astype(np.uint8),
-        "seat": calls[:, 0].astype(np.uint8),
+        "game_id": game_id,
+        "call_no": call_no,
+        "seat": seat,
         "kind": _dict(kind, _CALL_KINDS),
-        "value": pa.array(calls[:, 2].astype(np.int16), pa.int16(), mask=kind == K.CALL_PASS),
+        "value": pa.array(value, pa.int16(), mask=kind == K.CALL_PASS),
     }
-    return table_from_columns("auction", columns, total)
+    return table_from_columns("auction", columns, len(game_id))
