@@ -24,6 +24,7 @@ from ..schema import CALL_KINDS, OUTCOMES, table_from_columns
 from . import iss_kernel as K
 from .blake import blake2b64
 from .child_rows import auction_rows, trick_rows
+from .gather import gather_string_columns, gather_strings
 from .stream import count_newlines
 from .tables import rule_tables
 
@@ -107,7 +108,7 @@ def _strings(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     """A string array of buf[starts[i]:ends[i]]; a negative start (or empty) is null."""
     starts = starts.astype(np.int64)
     ends = ends.astype(np.int64)
-    offsets, data = K.gather_strings(buf, starts, ends)
+    offsets, data = gather_strings(buf, starts, ends)
     valid = starts >= 0
     if empty_is_null:
         valid &= ends > starts
@@ -115,6 +116,25 @@ def _strings(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     arr = pa.StringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(data),
                                       mask, int((~valid).sum()))
     return arr
+
+
+def _string_columns(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                    empty_is_null: tuple[bool, ...]) -> list[pa.Array]:
+    """:func:`_strings` for the columns of ``starts``/``ends`` (n x k), gathered in one
+    pass over ``buf`` (:func:`.gather.gather_string_columns`)."""
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    ends = np.ascontiguousarray(ends, dtype=np.int64)
+    offsets, data, bases = gather_string_columns(buf, starts, ends)
+    out = []
+    for c, nulls_for_empty in enumerate(empty_is_null):
+        valid = starts[:, c] >= 0
+        if nulls_for_empty:
+            valid &= ends[:, c] > starts[:, c]
+        mask = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+        out.append(pa.StringArray.from_buffers(
+            len(starts), pa.py_buffer(offsets[c]), pa.py_buffer(data[bases[c]:bases[c + 1]]),
+            mask, int((~valid).sum())))
+    return out
 
 
 def _dict(codes: np.ndarray, labels: pa.Array) -> pa.DictionaryArray:
@@ -187,13 +207,18 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
     declared = col[K.F_CONTRACT] >= 0
     has_decl = col[K.F_DECLARER] >= 0
 
-    players = [_strings(chunk, meta[:, 2 * k], meta[:, 2 * k + 1]) for k in range(3)]
     declarer = col[K.F_DECLARER]
     # declarer_name: players[declarer] (pick the offsets of the declarer's P tag)
     seat = np.clip(declarer, 0, 2)
     name_s = np.where(has_decl, meta[np.arange(n), 2 * seat], -1)
     name_e = np.where(has_decl, meta[np.arange(n), 2 * seat + 1], -1)
-    declarer_name = _strings(chunk, name_s, name_e)
+    # the strings read from the chunk, all in one pass: P0, P1, P2, declarer, ID, SE, R
+    *players, declarer_name, record_id, session_id, result_text = _string_columns(
+        chunk, np.column_stack([meta[:, 0], meta[:, 2], meta[:, 4], name_s, meta[:, 6],
+                                meta[:, 8], col[K.F_R_S]]),
+        np.column_stack([meta[:, 1], meta[:, 3], meta[:, 5], name_e, meta[:, 7],
+                         meta[:, 9], col[K.F_R_E]]),
+        (True, True, True, True, True, True, False))
 
     day = col[K.F_DT_DAY].astype(np.int64)
     micros = (day * 86400 + col[K.F_DT_SEC]) * 1_000_000
@@ -219,7 +244,7 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
         _opt(col[K.F_REC_T], rec_fields & rec_ok[K.F_REC_T], pa.int8()),
         _opt(col[K.F_REC_S] != 0, rec_fields & rec_ok[K.F_REC_S], pa.bool_()),
         _opt(col[K.F_REC_Z] != 0, rec_fields & rec_ok[K.F_REC_Z], pa.bool_()),
-        _strings(chunk, col[K.F_R_S], col[K.F_R_E], empty_is_null=False),
+        result_text,
     ], names=["passed", "penalty", "declarer", "won", "value", "matadors", "overbid",
               "declarer_points", "declarer_tricks", "schneider", "schwarz", "raw"])
     keys = scan_.keys
@@ -232,8 +257,8 @@ def archive_tables(scan_: ChunkScan, source: str, ingest_id: str | None = None
         "source": _const_dict(source, n),
         "source_line": (col[K.F_LINE].astype(np.int64) + scan_.first_line).astype(np.int32),
         "source_format": _const_dict("iss", n),
-        "record_id": _strings(chunk, meta[:, 6], meta[:, 7]),
-        "session_id": _strings(chunk, meta[:, 8], meta[:, 9]),
+        "record_id": record_id,
+        "session_id": session_id,
         "played_at": played_at,
         "forehand": _dict_strings(players[0]),
         "middlehand": _dict_strings(players[1]),

@@ -1300,32 +1300,3 @@ def _scan_lines(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb, flag
         line += 1
         s = e + 1
     return g
-
-
-@njit(cache=True, nogil=True)
-def gather_strings(buf, starts, ends):
-    """Concatenate buf[starts[i]:ends[i]] into (int32 offsets, bytes) for an Arrow string array.
-
-    A negative start gives an empty string (a missing tag); the caller masks it as null.
-    A long string (a move list) is copied as a slice, which numba makes a block copy
-    (half the time of a byte loop); a short one (a name) byte by byte, which is cheaper
-    than a copy's set-up.
-    """
-    n = starts.shape[0]
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    total = 0
-    for i in range(n):
-        if starts[i] >= 0:
-            total += ends[i] - starts[i]
-        offsets[i + 1] = total
-    data = np.empty(total, dtype=np.uint8)
-    for i in range(n):
-        if starts[i] >= 0:
-            pos = offsets[i]
-            if ends[i] - starts[i] > 24:
-                data[pos:offsets[i + 1]] = buf[starts[i]:ends[i]]
-            else:
-                for k in range(starts[i], ends[i]):
-                    data[pos] = buf[k]
-                    pos += 1
-    return offsets, data
