@@ -93,21 +93,24 @@ def iter_chunks(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tu
         block = stream.read(chunk_bytes)
         if not block:
             eof = True
-            data = rest
+        cut = block.rfind(b"\n(;") + 1
+        if cut > 0:  # the common case: the chunk is copied once, (rest, block[:cut]) joined
+            chunk = b"".join((rest, memoryview(block)[:cut]))
+            rest = block[cut:]
         else:
             data = rest + block
-        if not data:
-            break
-        if eof:
-            cut = len(data)
-        else:
-            cut = data.rfind(b"\n(;") + 1
-            if cut <= 0:
-                cut = data.rfind(b"\n") + 1
-            if cut <= 0:  # one line longer than a block: keep reading
-                rest = data
-                continue
-        chunk, rest = data[:cut], data[cut:]
+            if not data:
+                break
+            if eof:
+                cut = len(data)
+            else:
+                cut = data.rfind(b"\n(;") + 1
+                if cut <= 0:
+                    cut = data.rfind(b"\n") + 1
+                if cut <= 0:  # one line longer than a block: keep reading
+                    rest = data
+                    continue
+            chunk, rest = data[:cut], data[cut:]
         yield line, chunk
         line += count_lines(chunk)
 
