@@ -242,7 +242,7 @@ def test_the_simulators_own_lines_are_stored_without_a_replay(simulated, fmt: st
     replays = []
     original = validate.replay_parsed
     monkeypatch.setattr(validate, "replay_parsed",
-                        lambda parsed: replays.append(1) or original(parsed))
+                        lambda parsed, **kw: replays.append(1) or original(parsed, **kw))
     paths = [("ref", lambda a: ingest_paths([tampered], a, progress=False, fast=False))]
     if fmt == "sgf":
         paths.append(("fast", lambda a: ingest_iss_fast([tampered], a, workers=1)))
