@@ -30,8 +30,11 @@ Speed comes from these:
   and 9 were played meet in one entry; entries carry a generation, so a new problem needs
   no clearing, and the window searches of one problem (:meth:`.solver.Solver.value`
   bisects the value by null windows) share what they learnt;
-* move ordering: the table's lead first; following, take a trick the opponents are winning
-  as cheaply as possible (as richly as possible when last to play), smear points onto a
+* move ordering: the table's lead first, then leads that take the trick whatever the
+  opponents play (:func:`_lead_wins`); second to play, the cards after which the mover's
+  side takes the trick whatever the third player plays, the richest first, else the
+  cheapest (:func:`_second_hand`, which looks at the third player's cards); last to play,
+  take a trick the opponents are winning as richly as possible, smear points onto a
   partner's trick, otherwise throw the least;
 * the last two tricks solved directly (:func:`_endgame`: at most eight lines of plain
   minimax), without nodes, table or bounds;
@@ -239,9 +242,11 @@ def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out:
 
 @njit(inline="always")
 def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: int, t1: int,
-           best_move: int, moves: np.ndarray, count: int, scores: np.ndarray,
-           ) -> None:
-    """Sort ``moves[:count]`` best guess first (see the module docstring)."""
+           best_move: int, moves: np.ndarray, count: int, scores: np.ndarray, second: int,
+           third: int) -> None:
+    """Sort ``moves[:count]`` best guess first (see the module docstring). ``second`` and
+    ``third`` are the hands of the players after the leader, leading; following second,
+    ``third`` is the third player's legal cards."""
     null = contract == core.NULL
     mine = mover == declarer
     win_card = -1
@@ -267,20 +272,23 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
                 s = pw * 16 + p
             else:
                 s = -100000 + pw * 16 + p
+            if not null and _lead_wins(contract, mine, c, second, third, declarer, leader):
+                s += 1 << 30
+        elif n == 1 and not null:
+            s = _second_hand(contract, mine, (leader + 2) % 3 == declarer, t0, c, p, pw,
+                             third)
         elif null:
             beat = core.beats(contract, c, win_card)
             if mine or win_seat == declarer:  # stay under the best card, as high as possible
                 s = (-1000 if beat else 0) + pw
             else:
                 s = -pw
-        elif partner_wins:
-            beat = core.beats(contract, c, win_card)
-            s = p * 16 - pw + (0 if n == 2 or not beat else 200)
+        elif partner_wins:  # last to play from here on
+            s = p * 16 - pw
+        elif core.beats(contract, c, win_card):
+            s = 5000 + p * 16
         else:
-            if core.beats(contract, c, win_card):
-                s = 5000 + (p * 16 if n == 2 else -pw)
-            else:
-                s = -p * 16 - pw
+            s = -p * 16 - pw
         scores[i] = s
     for i in range(1, count):  # insertion sort, highest score first
         c = moves[i]
@@ -292,6 +300,48 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
             j -= 1
         moves[j + 1] = c
         scores[j + 1] = s
+
+
+@njit(inline="always")
+def _beaten(contract: int, card: int, cards: int) -> bool:
+    """Whether one of ``cards`` beats ``card``, the card now winning the trick."""
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        if core.beats(contract, _popcount(low - 1), card):
+            return True
+    return False
+
+
+@njit(inline="always")
+def _lead_wins(contract: int, mine: bool, c: int, second: int, third: int, declarer: int,
+               leader: int) -> bool:
+    """Whether the lead ``c`` takes the trick whatever the mover's opponents play (their
+    hands ``second`` and ``third``, in play order; the partner's cards are not looked at)."""
+    follow = core.follow_mask(contract, c)
+    if (mine or (leader + 1) % 3 == declarer) and _beaten(
+            contract, c, core.legal_cards(second, follow)):
+        return False
+    return not ((mine or (leader + 2) % 3 == declarer) and _beaten(
+        contract, c, core.legal_cards(third, follow)))
+
+
+@njit(inline="always")
+def _second_hand(contract: int, mine: bool, third_declares: bool, t0: int, c: int, p: int,
+                 pw: int, third: int) -> int:
+    """The order score of ``c`` played second to the lead ``t0``, the third player's legal
+    cards ``third`` known: first the cards after which the mover's side takes the trick
+    whatever the third plays (the richest first), then the rest (the cheapest first)."""
+    beat = core.beats(contract, c, t0)
+    if mine:  # the defenders led and play third
+        win = beat and not _beaten(contract, c, third)
+    elif third_declares:  # the partner led
+        win = not _beaten(contract, c if beat else t0, third)
+    else:  # the declarer led, the partner plays third
+        win = beat or _beaten(contract, t0, third)
+    if win:
+        return 5000 + p * 16 - pw
+    return -p * 16 - pw
 
 
 @njit(inline="always")
@@ -806,8 +856,11 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 legal = core.legal_cards(hands[mover], follow)
                 row = moves[d]
                 c_n = _moves(contract, mode, hands[mover], legal, remaining, row)
+                third = hands[SEAT[leader + 2]]
+                if n == 1:
+                    third = core.legal_cards(third, follow)
                 _order(contract, declarer, mover, leader, n, t0, t1, best_move, row, c_n,
-                       scores)
+                       scores, hands[SEAT[leader + 1]], third)
                 count[d] = c_n
                 idx[d] = 0
                 maximize = (mover == declarer) != (mode == MODE_NULL)
