@@ -30,12 +30,12 @@ Speed comes from these:
   and 9 were played meet in one entry; entries carry a generation, so a new problem needs
   no clearing, and the window searches of one problem (:meth:`.solver.Solver.value`
   bisects the value by null windows) share what they learnt;
-* move ordering: the table's lead first, then leads that take the trick whatever the
-  opponents play (:func:`_lead_wins`); second to play, the cards after which the mover's
-  side takes the trick whatever the third player plays, the richest first, else the
-  cheapest (:func:`_second_hand`, which looks at the third player's cards); last to play,
-  take a trick the opponents are winning as richly as possible, smear points onto a
-  partner's trick, otherwise throw the least;
+* move ordering: the table's lead first, then leads that take the trick when all three
+  play to win it (:func:`_lead_wins`; the declarer's plain-suit winners before his trumps);
+  second to play, the cards after which the mover's side takes the trick whatever the
+  third player plays, the richest first, else the cheapest (:func:`_second_hand`, which
+  looks at the third player's cards); last to play, take a trick the opponents are winning
+  as richly as possible, smear points onto a partner's trick, otherwise throw the least;
 * the last two tricks solved directly (:func:`_endgame`: at most eight lines of plain
   minimax), without nodes, table or bounds;
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
@@ -274,6 +274,8 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
                 s = -100000 + pw * 16 + p
             if not null and _lead_wins(contract, mine, c, second, third, declarer, leader):
                 s += 1 << 30
+                if mine and EFFECTIVE[contract, c] != core.TRUMP:  # his side winners first
+                    s += 1 << 20
         elif n == 1 and not null:
             s = _second_hand(contract, mine, (leader + 2) % 3 == declarer, t0, c, p, pw,
                              third)
@@ -314,16 +316,33 @@ def _beaten(contract: int, card: int, cards: int) -> bool:
 
 
 @njit(inline="always")
+def _strongest(contract: int, card: int, cards: int) -> int:
+    """The card that wins a trick now won by ``card`` once the strongest of ``cards`` is
+    played to it."""
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        c = _popcount(low - 1)
+        if core.beats(contract, c, card):
+            card = c
+    return card
+
+
+@njit(inline="always")
 def _lead_wins(contract: int, mine: bool, c: int, second: int, third: int, declarer: int,
                leader: int) -> bool:
-    """Whether the lead ``c`` takes the trick whatever the mover's opponents play (their
-    hands ``second`` and ``third``, in play order; the partner's cards are not looked at)."""
+    """Whether the mover's side takes the trick led by ``c`` when all three play to win
+    it (``second`` and ``third`` the hands after the leader, in play order)."""
     follow = core.follow_mask(contract, c)
-    if (mine or (leader + 1) % 3 == declarer) and _beaten(
-            contract, c, core.legal_cards(second, follow)):
-        return False
-    return not ((mine or (leader + 2) % 3 == declarer) and _beaten(
-        contract, c, core.legal_cards(third, follow)))
+    legal2 = core.legal_cards(second, follow)
+    legal3 = core.legal_cards(third, follow)
+    if mine:  # both defenders must fail to beat it
+        return not _beaten(contract, c, legal2) and not _beaten(contract, c, legal3)
+    if (leader + 1) % 3 == declarer:  # the partner, third, beats what the declarer plays
+        w = _strongest(contract, c, legal2)
+        return w == c or _beaten(contract, w, legal3)
+    # the partner, second, plays his strongest; the declarer must not beat it
+    return not _beaten(contract, _strongest(contract, c, legal2), legal3)
 
 
 @njit(inline="always")
