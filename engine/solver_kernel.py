@@ -35,7 +35,8 @@ Speed comes from these:
   second to play, the cards after which the mover's side takes the trick whatever the
   third player plays, the richest first, else the cheapest (:func:`_second_hand`, which
   looks at the third player's cards); last to play, take a trick the opponents are winning
-  as richly as possible, smear points onto a partner's trick, otherwise throw the least;
+  as richly as possible (of equal points, the lowest card), smear points onto a partner's
+  trick, otherwise throw the least;
 * the last two tricks solved directly (:func:`_endgame`: at most eight lines of plain
   minimax), without nodes, table or bounds;
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
@@ -288,7 +289,7 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
         elif partner_wins:  # last to play from here on
             s = p * 16 - pw
         elif core.beats(contract, c, win_card):
-            s = 5000 + p * 16
+            s = 5000 + p * 16 - pw
         else:
             s = -p * 16 - pw
         scores[i] = s
