@@ -24,7 +24,7 @@ from ..schema import CALL_KINDS, OUTCOMES, table_from_columns
 from . import iss_kernel as K
 from .blake import blake2b64
 from .child_rows import auction_rows, trick_rows
-from .gather import gather_string_columns, gather_strings
+from .gather import gather_string_columns
 from .stream import count_newlines
 from .tables import rule_tables
 
@@ -106,16 +106,7 @@ def scan(chunk: bytes, first_line: int = 1, rules: Rules = ISKO_ISS) -> ChunkSca
 def _strings(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
              empty_is_null: bool = True) -> pa.Array:
     """A string array of buf[starts[i]:ends[i]]; a negative start (or empty) is null."""
-    starts = starts.astype(np.int64)
-    ends = ends.astype(np.int64)
-    offsets, data = gather_strings(buf, starts, ends)
-    valid = starts >= 0
-    if empty_is_null:
-        valid &= ends > starts
-    mask = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    arr = pa.StringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(data),
-                                      mask, int((~valid).sum()))
-    return arr
+    return _string_columns(buf, starts[:, None], ends[:, None], (empty_is_null,))[0]
 
 
 def _string_columns(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,

@@ -2,9 +2,9 @@
 
 The kernel records where each accepted game's strings lie (byte offsets into the chunk or
 into its own key buffers); these loops copy them into the offsets-and-bytes layout of an
-Arrow string array. :func:`gather_string_columns` copies several columns game by game, so
-that each record of a chunk far larger than the CPU's caches is fetched from memory once,
-not once per column (its names, ids and result text sit within a few cache lines).
+Arrow string array, several columns at once, game by game, so that each record of a chunk
+far larger than the CPU's caches is fetched from memory once, not once per column (its
+names, ids and result text sit within a few cache lines).
 """
 
 from __future__ import annotations
@@ -12,37 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: Strings longer than this are copied as a slice (a block copy), shorter ones byte by byte.
+#: Strings longer than this (a move list) are copied as a slice, which numba makes a block
+#: copy (half the time of a byte loop); shorter ones (a name) byte by byte, which is cheaper
+#: than a copy's set-up.
 SHORT = 24
-
-
-@njit(cache=True, nogil=True)
-def gather_strings(buf, starts, ends):
-    """Concatenate buf[starts[i]:ends[i]] into (int32 offsets, bytes) for an Arrow string array.
-
-    A negative start gives an empty string (a missing tag); the caller masks it as null.
-    A long string (a move list) is copied as a slice, which numba makes a block copy
-    (half the time of a byte loop); a short one (a name) byte by byte, which is cheaper
-    than a copy's set-up.
-    """
-    n = starts.shape[0]
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    total = 0
-    for i in range(n):
-        if starts[i] >= 0:
-            total += ends[i] - starts[i]
-        offsets[i + 1] = total
-    data = np.empty(total, dtype=np.uint8)
-    for i in range(n):
-        if starts[i] >= 0:
-            pos = offsets[i]
-            if ends[i] - starts[i] > SHORT:
-                data[pos:offsets[i + 1]] = buf[starts[i]:ends[i]]
-            else:
-                for k in range(starts[i], ends[i]):
-                    data[pos] = buf[k]
-                    pos += 1
-    return offsets, data
 
 
 @njit(cache=True, nogil=True)
