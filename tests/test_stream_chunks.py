@@ -3,12 +3,13 @@ whole lines, before a record's ``(;`` where it can, with the right first line nu
 
 from __future__ import annotations
 
+import hashlib
 import io
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skatlog.ingest.fast.stream import iter_chunks
+from skatlog.ingest.fast.stream import iter_chunks, iter_spans
 
 _PIECES = st.sampled_from([b"(;", b"\n", b"\n(;", b"x", b"abc", b";)", b"(", b";", b"\r\n"])
 
@@ -45,3 +46,32 @@ def test_chunks_are_the_plain_rules_chunks(pieces: list[bytes], size: int) -> No
     chunks = list(iter_chunks(io.BytesIO(data), size))
     assert chunks == _plain_chunks(data, size)
     assert b"".join(chunk for _, chunk in chunks) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=60), st.integers(1, 12), st.booleans())
+def test_spans_are_the_chunks_where_they_lie(pieces: list[bytes], size: int,
+                                             readinto: bool) -> None:
+    """``iter_spans`` gives the chunks' lines, offsets and lengths without copying them
+    (its pieces are valid until the next chunk), and hashes every byte once, in order;
+    also from a stream that has no ``readinto``."""
+    data = b"".join(pieces)
+    stream = io.BytesIO(data) if readinto else _ReadOnly(data)
+    hasher = hashlib.sha256()
+    spans = [(line, offset, length, b"".join(parts))
+             for line, offset, length, parts in iter_spans(stream, size, hasher)]
+    expected = _plain_chunks(data, size)
+    assert [(line, chunk) for line, _, _, chunk in spans] == expected
+    assert [data[offset:offset + length] for _, offset, length, _ in spans] == \
+        [chunk for _, chunk in expected]
+    assert hasher.digest() == hashlib.sha256(data).digest()
+
+
+class _ReadOnly:
+    """A byte stream with ``read`` only."""
+
+    def __init__(self, data: bytes) -> None:
+        self._stream = io.BytesIO(data)
+
+    def read(self, size: int) -> bytes:
+        return self._stream.read(size)

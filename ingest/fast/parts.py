@@ -46,7 +46,7 @@ from ..model import LogGame
 from ..sim_claims import warm_up_matching
 from ..sources import RawRecord
 from .runner import process_chunk, warm_up
-from .stream import CHUNK_BYTES, is_compressed_name, iter_chunks, open_binary
+from .stream import CHUNK_BYTES, Span, is_compressed_name, iter_spans, open_binary
 
 #: Chunks per task: a task's files hold this many chunks' games (fewer, bigger files), while
 #: the kernel still works chunk by chunk (bounded memory per worker).
@@ -277,20 +277,20 @@ def iter_part_batches(
     try:
         args = (name, str(root), ingest_id, prefix or ingest_id, fast)
         if workers <= 1:
-            for number, chunks in _tasks(iter_chunks(stream, chunk_bytes),
-                                         max(1, chunks_per_task), hasher, False):
+            for number, chunks in _tasks(_chunks(stream, chunk_bytes, hasher, False),
+                                         max(1, chunks_per_task)):
                 if stop is not None and stop():
                     return
                 yield write_task(number, chunks, *args, None, rules)
             return
-        pieces = iter_chunks(stream, chunk_bytes)
-        head = next(pieces, None)
-        if head is not None:
-            pieces = itertools.chain([head], pieces)
-        tasks = _tasks(pieces, max(1, chunks_per_task), hasher, plain is not None)
+        spans = iter_spans(stream, chunk_bytes, hasher)
+        head = next(spans, None)
+        tasks = _tasks(_chunks(stream, chunk_bytes, hasher, plain is not None,
+                               itertools.chain([head], spans) if head else spans),
+                       max(1, chunks_per_task))
         warm_up(slow_path=True)  # load the compiled code once, before the workers fork
-        if head is not None and b"]seed[" in head[1]:  # a simulated run's log: the
-            warm_up_matching()  # re-simulation too (not compiled for other logs)
+        if head is not None and b"]seed[" in b"".join(head[3]):  # a simulated run's log:
+            warm_up_matching()  # the re-simulation too (not compiled for other logs)
         # a ProcessPoolExecutor, not a Pool: a worker killed (e.g. out of memory) fails
         # the run instead of hanging it
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
@@ -337,33 +337,27 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _tasks(chunks: Iterator[tuple[int, bytes]], per_task: int, hasher: Any | None,
-           by_offset: bool) -> Iterator[tuple[int, list[Chunk]]]:
-    """Consecutive groups of ``per_task`` chunks, numbered from 1; every chunk also goes
-    through ``hasher`` (so the file is hashed as it is read, not in a second pass), once
-    its group has been handed on (a worker starts on it while this process hashes).
-    ``by_offset``: chunks are handed on as (offset, length) in the stream."""
+def _chunks(stream: BinaryIO, chunk_bytes: int, hasher: Any | None, by_offset: bool,
+            spans: Iterator[Span] | None = None) -> Iterator[Chunk]:
+    """The stream's chunks (:func:`.stream.iter_spans`, which also feeds ``hasher``, so the
+    file is hashed as it is read, not in a second pass): as (offset, length) when
+    ``by_offset`` (the workers read a plain file themselves), else as bytes. ``spans``:
+    the stream's spans when the caller has already started on them."""
+    for line, offset, length, pieces in spans or iter_spans(stream, chunk_bytes, hasher):
+        yield line, (offset, length) if by_offset else b"".join(pieces)
+
+
+def _tasks(chunks: Iterator[Chunk], per_task: int) -> Iterator[tuple[int, list[Chunk]]]:
+    """Consecutive groups of ``per_task`` chunks, numbered from 1."""
     group: list[Chunk] = []
-    unhashed: list[bytes] = []
     number = 0
-    offset = 0
-    for first, data in chunks:
-        group.append((first, (offset, len(data)) if by_offset else data))
-        unhashed.append(data)
-        offset += len(data)
+    for chunk in chunks:
+        group.append(chunk)
         if len(group) == per_task:
             number += 1
             yield number, group
             group = []
-            _hash(hasher, unhashed)
-            unhashed = []
     if group:
         yield number + 1, group
-        _hash(hasher, unhashed)
 
 
-def _hash(hasher: Any | None, pieces: list[bytes]) -> None:
-    """Feed ``pieces`` to ``hasher`` (if any), in order."""
-    if hasher is not None:
-        for data in pieces:
-            hasher.update(data)

@@ -13,7 +13,7 @@ import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -86,52 +86,84 @@ def iter_chunks(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tu
     Line numbers count ``\\n`` only, as the reference reader does
     (:func:`skatlog.ingest.sources.open_text`).
     """
-    line = 1
+    for line, _, _, pieces in iter_spans(stream, chunk_bytes):
+        yield line, b"".join(pieces)
+
+
+#: One chunk of :func:`iter_spans`: its first line, offset and length in the stream, and
+#: its bytes as pieces (joined, the chunk) that stay valid until the next chunk is read.
+Span = tuple[int, int, int, tuple[bytes | memoryview, ...]]
+
+
+def iter_spans(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES,
+               hasher: Any | None = None) -> Iterator[Span]:
+    """The chunks of :func:`iter_chunks` without a copy of each: where they lie in the
+    stream, and their bytes as pieces in a buffer that the next read reuses.
+
+    A chunk is cut at the last ``\\n(;`` of a block (the block's bytes after the rest of
+    the one before), else, in the rarer case that a block has none, at the last such cut of
+    the rest and the block together, else at their last newline; at the end of the stream
+    whatever is left is the last chunk. ``hasher`` (a hashlib object) is fed every byte, in
+    order, once the caller has moved on from the chunk. For a plain file whose workers read
+    the chunks themselves this process then only reads, counts and hashes (no 8 MB copy
+    a chunk, nor fresh memory to fault in).
+    """
+    buffer = bytearray(chunk_bytes)
+    view = memoryview(buffer)
+    readinto = getattr(stream, "readinto", None)
+    line, offset = 1, 0
     rest = b""
     eof = False
     while not eof:
-        block = stream.read(chunk_bytes)
-        if not block:
-            eof = True
-        cut = block.rfind(b"\n(;") + 1
-        if cut > 0:  # the common case: the chunk is copied once, (rest, block[:cut]) joined
-            chunk = b"".join((rest, memoryview(block)[:cut]))
-            rest = block[cut:]
+        if readinto is not None:
+            got = readinto(buffer)
+        else:  # a stream without readinto: read, then copy into the buffer
+            data = stream.read(chunk_bytes)
+            got = len(data)
+            buffer[:got] = data
+        eof = not got
+        block = view[:got]
+        cut = buffer.rfind(b"\n(;", 0, got) + 1
+        pieces: tuple[bytes | memoryview, ...]
+        if cut > 0:  # the common case: the rest of the block before, and the block's head
+            pieces = (rest, block[:cut])
+            after = bytes(block[cut:])
         else:
-            data = rest + block
-            if not data:
+            pending = rest + block
+            if not pending:
                 break
             if eof:
-                cut = len(data)
+                cut = len(pending)
             else:
-                cut = data.rfind(b"\n(;") + 1
+                cut = pending.rfind(b"\n(;") + 1
                 if cut <= 0:
-                    cut = data.rfind(b"\n") + 1
+                    cut = pending.rfind(b"\n") + 1
                 if cut <= 0:  # one line longer than a block: keep reading
-                    rest = data
+                    rest = pending
                     continue
-            chunk, rest = data[:cut], data[cut:]
-        yield line, chunk
-        line += count_lines(chunk)
+            pieces = (pending[:cut],)
+            after = pending[cut:]
+        length = sum(len(piece) for piece in pieces)
+        yield line, offset, length, pieces
+        lines = sum(count_newlines(piece) for piece in pieces)
+        if pieces[-1][-1:] != b"\n":  # a last line without its newline counts
+            lines += 1
+        if hasher is not None:
+            for piece in pieces:
+                hasher.update(piece)
+        line += lines
+        offset += length
+        rest = after
 
 
 #: Bytes :func:`count_newlines` compares at once (a slice stays in the CPU's cache).
 _COUNT_SLICE = 1 << 20
 
 
-def count_newlines(data: bytes | np.ndarray) -> int:
+def count_newlines(data: bytes | memoryview | np.ndarray) -> int:
     """How many ``\\n`` bytes ``data`` holds: numpy compares a slice at a time, about four
     times faster than ``bytes.count`` (a chunk of 8 MB is counted twice, once here when it
     is cut and once by the kernel's caller to size its arrays)."""
-    array = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes) else data
+    array = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
     return sum(int(np.count_nonzero(array[at:at + _COUNT_SLICE] == 10))
                for at in range(0, len(array), _COUNT_SLICE))
-
-
-def count_lines(chunk: bytes) -> int:
-    """Lines in ``chunk``: its ``\\n`` (a final unterminated line counts)."""
-    n = count_newlines(chunk)
-    if chunk and not chunk.endswith(b"\n"):
-        n += 1
-    return n
-
