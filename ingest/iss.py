@@ -309,7 +309,9 @@ def _read_deal(text: str) -> Deal:
     if len(parts) != 32:
         raise LogSyntaxError("bad_deal", f"the deal lists {len(parts)} cards, not 32",
                              move=0, rule="R1")
-    cards = [read_card(part, 0, "a dealt card") for part in parts]
+    cards = [_CARDS.get(part) for part in parts]
+    if None in cards:  # the first that is no card says why
+        cards = [read_card(part, 0, "a dealt card") for part in parts]
     try:
         return Deal.from_cards(cards)
     except BadDeal as err:
@@ -333,21 +335,20 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
                              move=0)
     deal = parsed.deal = _read_deal(tokens[1])
     moves = parsed.moves
+    append = moves.append
     picked_up = discarded = False
     simple = _SIMPLE_MOVES
-    for number in range(1, (len(tokens) + 1) // 2):
-        parsed.last_move = number
-        who = tokens[2 * number]
-        if 2 * number + 1 >= len(tokens):
-            raise LogSyntaxError("syntax", f"'{_clip(who)}' has no action after it",
-                                 move=number)
-        action = tokens[2 * number + 1]
-        move = simple.get((who, action))
+    number = 0
+    # move n is the pair tokens[2n], tokens[2n + 1]; a who without an action is after them
+    for number, pair in enumerate(zip(tokens[2::2], tokens[3::2], strict=False), 1):
+        move = simple.get(pair)
         if move is not None:
-            moves.append((number, move))
+            append((number, move))
             if type(move) is PickUp:
                 picked_up = True
             continue
+        parsed.last_move = number
+        who, action = pair
         if who == "w":
             if action.startswith(("TI.", "LE.")):
                 seat = _SEATS.get(action[3:])
@@ -417,6 +418,11 @@ def _read_moves(text: str, parsed: ParsedGame, *, partial: bool) -> None:
                 raise LogSyntaxError("syntax", f"'{_clip(action)}' is not a move", move=number)
             moves.append((number, Discard(seat, (cards[0], cards[1]))))  # split discard
             discarded = True
+    parsed.last_move = number
+    if len(tokens) % 2:
+        parsed.last_move = number + 1
+        raise LogSyntaxError("syntax", f"'{_clip(tokens[-1])}' has no action after it",
+                             move=number + 1)
     _imply_resign_after_show(parsed)
 
 
