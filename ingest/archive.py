@@ -551,6 +551,7 @@ class _BackgroundFlush:
     def __init__(self) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
+        self.pid = os.getpid()  # a forked child has no thread of its parent's: a new one
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="skatlog-flush")
         self._queued: set[Path] = set()
         self._lock = threading.Lock()
@@ -576,7 +577,7 @@ def _background_flush(path: Path) -> None:
     """Queue an fsync of ``path`` on the process's background flush thread."""
     global _FLUSHER
     with _FLUSHER_LOCK:
-        if _FLUSHER is None:
+        if _FLUSHER is None or _FLUSHER.pid != os.getpid():
             _FLUSHER = _BackgroundFlush()
     _FLUSHER.submit(path)
 

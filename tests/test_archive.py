@@ -634,3 +634,35 @@ def test_fast_parquet_settings_reach_every_leaf_of_nested_columns(tmp_path: Path
         assert set(options["compression"]) == paths, name  # one setting a leaf, no other
     games = parquet_options(TABLES["games"], fast=True)["compression"]
     assert games["recorded_result.raw"] == "zstd"
+
+
+def _flush_in_child(path: str, marker: str) -> None:
+    """In a forked child: queue a background flush whose fsync leaves ``marker``."""
+    from skatlog.ingest import archive
+
+    def mark(target: Path, directory: bool = False) -> None:
+        Path(marker).write_text(str(target))
+
+    archive._fsync_path = mark  # type: ignore[assignment]
+    archive._background_flush(Path(path))
+    assert archive._FLUSHER is not None
+    archive._FLUSHER._pool.shutdown(wait=True)
+
+
+def test_background_flush_works_in_a_forked_child(tmp_path: Path) -> None:
+    """Ingest workers are forked and flush their parts in the background: a flusher the
+    parent made before the fork has no thread in the child, so the child makes its own."""
+    import multiprocessing as mp
+
+    from skatlog.ingest import archive
+
+    part = tmp_path / "part.parquet"
+    part.write_bytes(b"x")
+    archive._background_flush(part)  # the parent's flusher and thread exist now
+    marker = tmp_path / "flushed"
+    child = mp.get_context("fork").Process(target=_flush_in_child,
+                                           args=(str(part), str(marker)))
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0
+    assert marker.read_text() == str(part)

@@ -146,7 +146,10 @@ def write_task(number: int, chunks: list[Chunk], source: str, root: str,
 
 def _write_task(number: int, chunks: list[tuple[int, bytes]], source: str, root: str,
                 ingest_id: str, prefix: str, fast: bool, rules: Rules) -> PartBatch:
-    files = PartitionFiles(Path(root), f"{prefix}-c{number:05d}", ingest_id, fast)
+    # the files are fsynced on a background thread while the worker goes on (the commit
+    # fsyncs every part again before its manifest, cheaply once this has)
+    files = PartitionFiles(Path(root), f"{prefix}-c{number:05d}", ingest_id, fast,
+                           flush_in_background=True)
     seen_here = IdSet(filter_bits=TASK_FILTER_BITS)
     written: list[np.ndarray] = []
     slow: list[RawRecord] = []
