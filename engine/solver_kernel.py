@@ -30,7 +30,9 @@ Speed comes from these:
   and 9 were played meet in one entry; entries carry a generation, so a new problem needs
   no clearing, and the window searches of one problem (:meth:`.solver.Solver.value`
   bisects the value by null windows) share what they learnt;
-* move ordering: the table's lead first, then leads that take the trick when all three
+* move ordering: the table's lead first (tried before the other leads are scored and
+  sorted, which is done only when it does not cut: scoring a lead looks at both other
+  hands; this spares about a tenth of the CPU), then leads that take the trick when all three
   play to win it (:func:`_lead_wins`; the declarer's plain-suit winners before his trumps);
   second to play, the cards after which the mover's side takes the trick whatever the
   third player plays, the richest first, else the cheapest (:func:`_second_hand`, which
@@ -741,6 +743,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
     t1s = np.zeros(MAX_DEPTH, dtype=np.int64)
     leads = np.zeros(MAX_DEPTH, dtype=np.int64)
     rests = np.zeros(MAX_DEPTH, dtype=np.int64)
+    lazy = np.zeros(MAX_DEPTH, dtype=np.bool_)
     ns[0] = n
     t0s[0] = t0
     t1s[0] = t1
@@ -879,8 +882,21 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 third = hands[SEAT[leader + 2]]
                 if n == 1:
                     third = core.legal_cards(third, follow)
-                _order(contract, declarer, mover, leader, n, t0, t1, best_move, row, c_n,
-                       scores, hands[SEAT[leader + 1]], third)
+                at = -1
+                lazy[d] = False
+                if best_move >= 0:
+                    for i in range(c_n):
+                        if row[i] == best_move:
+                            at = i
+                if at >= 0:  # the table's lead first; the rest is ordered only if it does
+                    # not cut (shifted, not swapped: ties then sort as with one full sort)
+                    for i in range(at, 0, -1):
+                        row[i] = row[i - 1]
+                    row[0] = best_move
+                    lazy[d] = True
+                else:
+                    _order(contract, declarer, mover, leader, n, t0, t1, -1, row, c_n,
+                           scores, hands[SEAT[leader + 1]], third)
                 count[d] = c_n
                 idx[d] = 0
                 maximize = (mover == declarer) != (mode == MODE_NULL)
@@ -926,6 +942,10 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 gain[d] + ret, (mover == declarer) != (mode == MODE_NULL), cur[d], best[d],
                 chosen[d], al[d], be[d])
             continue
+        if lazy[d] and idx[d] == 1:  # the table's lead did not cut: order the rest
+            lazy[d] = False
+            _order(contract, declarer, mover, leader, 0, -1, -1, -1, moves[d, 1:],
+                   count[d] - 1, scores, hands[SEAT[leader + 1]], hands[SEAT[leader + 2]])
         c = moves[d, idx[d]]
         idx[d] += 1
         cur[d] = c
