@@ -245,8 +245,7 @@ def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out:
 
 @njit(inline="always")
 def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: int, t1: int,
-           best_move: int, moves: np.ndarray, count: int, scores: np.ndarray, second: int,
-           third: int) -> None:
+           moves: np.ndarray, count: int, scores: np.ndarray, second: int, third: int) -> None:
     """Sort ``moves[:count]`` best guess first (see the module docstring). ``second`` and
     ``third`` are the hands of the players after the leader, leading; following second,
     ``third`` is the third player's legal cards."""
@@ -266,9 +265,7 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
         c = moves[i]
         p = POINTS[c]
         pw = POWER[contract, c]
-        if c == best_move:
-            s = 1 << 40
-        elif n == 0:  # leading: the declarer from the top, defenders plain suits first
+        if n == 0:  # leading: the declarer from the top, defenders plain suits first
             if null:
                 s = -pw if mine else pw
             elif mine or EFFECTIVE[contract, c] != core.TRUMP:
@@ -895,7 +892,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     row[0] = best_move
                     lazy[d] = True
                 else:
-                    _order(contract, declarer, mover, leader, n, t0, t1, -1, row, c_n,
+                    _order(contract, declarer, mover, leader, n, t0, t1, row, c_n,
                            scores, hands[SEAT[leader + 1]], third)
                 count[d] = c_n
                 idx[d] = 0
@@ -944,7 +941,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             continue
         if lazy[d] and idx[d] == 1:  # the table's lead did not cut: order the rest
             lazy[d] = False
-            _order(contract, declarer, mover, leader, 0, -1, -1, -1, moves[d, 1:],
+            _order(contract, declarer, mover, leader, 0, -1, -1, moves[d, 1:],
                    count[d] - 1, scores, hands[SEAT[leader + 1]], hands[SEAT[leader + 2]])
         c = moves[d, idx[d]]
         idx[d] += 1

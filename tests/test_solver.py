@@ -108,11 +108,15 @@ def _played_to(seed: int, tricks_left: int) -> GameState | None:
     return state if state.phase is Phase.PLAY else None
 
 
-@pytest.mark.parametrize("seed", range(12))
+def _declared_seeds(count: int) -> list[int]:
+    """The first ``count`` seeds whose deal somebody declared (the others were passed in)."""
+    return [seed for seed in range(4 * count) if _played_to(seed, 5) is not None][:count]
+
+
+@pytest.mark.parametrize("seed", _declared_seeds(12))
 def test_the_line_replayed_through_the_engine_scores_the_value(seed: int) -> None:
     state = _played_to(seed, 5)
-    if state is None:
-        pytest.skip("all passed")
+    assert state is not None
     # start mid-trick on odd seeds
     if seed % 2:
         assert state.to_move is not None
