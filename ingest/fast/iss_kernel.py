@@ -458,40 +458,49 @@ def _decided(row, status, move, seat, card, led, hand, contract, clean, buf, i, 
     return status
 
 
-@njit(cache=True)
-def _put(kb, cur, byte):
-    kb[cur[0]] = byte
-    cur[0] += 1
+# The key and call cursors live in local variables (``kp``, ``cp``) while a line is read, and
+# go back to ``cur`` once: numba tells LLVM nothing about aliasing, so a byte stored in ``kb``
+# made it reload ``cur[0]`` for the next one, a chain through memory on every byte written.
+@njit(inline="always")
+def _put2(kb, kp, b0, b1):
+    """Two bytes at ``kb[kp]``; the new end."""
+    kb[kp] = b0
+    kb[kp + 1] = b1
+    return kp + 2
 
 
-@njit(cache=True)
-def _tok(kb, cur, seat):
-    """Start a move token: a space unless it is the first, then the seat digit."""
-    if cur[2] > 0:
-        _put(kb, cur, 32)
-    cur[2] += 1
-    _put(kb, cur, 48 + seat)
+@njit(inline="always")
+def _tok(kb, kp, first, seat):
+    """Start a move token at ``kb[kp]``: a space unless it is the first (``kp == first``, where
+    the move text starts), then the seat digit; the new end."""
+    if kp != first:
+        kb[kp] = 32
+        kp += 1
+    kb[kp] = 48 + seat
+    return kp + 1
 
 
-@njit(cache=True)
-def _put_discard(kb, cur, seat, c1, c2, card_name):
-    _tok(kb, cur, seat)
-    _put(kb, cur, 100)
-    _put(kb, cur, card_name[c1, 0])
-    _put(kb, cur, card_name[c1, 1])
-    _put(kb, cur, 46)
-    _put(kb, cur, card_name[c2, 0])
-    _put(kb, cur, card_name[c2, 1])
+@njit(inline="always")
+def _put_discard(kb, kp, first, seat, c1, c2, card_name):
+    """The discard token ``<seat>dXX.YY``; the new end."""
+    kp = _tok(kb, kp, first, seat)
+    kb[kp] = 100
+    kb[kp + 1] = card_name[c1, 0]
+    kb[kp + 2] = card_name[c1, 1]
+    kb[kp + 3] = 46
+    kb[kp + 4] = card_name[c2, 0]
+    kb[kp + 5] = card_name[c2, 1]
+    return kp + 6
 
 
 @njit(cache=True, inline="always")
-def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands, taken_p,
+def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, hands, taken_p,
             taken_t, trick, flags):
     """Replay the MV text buf[ms:me] into ``row`` under the rule-set ``flags``; returns the
-    status.
+    status, the key's end and the calls' end.
 
-    Writes the deal (32 bytes), 0x1e and the compact move notation to ``kb`` at ``cur[0]``
-    and the auction calls to ``calls`` at ``cur[1]``, advancing both.
+    Writes the deal (32 bytes), 0x1e and the compact move notation to ``kb`` from ``kp``
+    and the auction calls to ``calls`` from ``cp``.
     """
     card_code, contract_code, card_name, contract_letter = tabs
     i = ms
@@ -500,7 +509,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     while i < me and _is_space(buf[i]):
         i += 1
     if i + 1 >= me or buf[i] != 119 or not _is_space(buf[i + 1]):
-        return _fail(row, SYNTAX, 0)
+        return _fail(row, SYNTAX, 0), kp, cp
     i += 1
     while i < me and _is_space(buf[i]):
         i += 1
@@ -508,16 +517,16 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     ncards = 0
     while i < me and not _is_space(buf[i]):
         if i + 1 >= me:
-            return _fail(row, SYNTAX, 0)
+            return _fail(row, SYNTAX, 0), kp, cp
         c = card_code[buf[i], buf[i + 1]]
         if c < 0:
             if buf[i] == 63 and buf[i + 1] == 63:
-                return _fail(row, CORRUPT_CARD, 0)
-            return _fail(row, SYNTAX, 0)
+                return _fail(row, CORRUPT_CARD, 0), kp, cp
+            return _fail(row, SYNTAX, 0), kp, cp
         if ncards >= 32:
-            return _fail(row, BAD_DEAL, 0)
+            return _fail(row, BAD_DEAL, 0), kp, cp
         if (seen >> c) & 1:
-            return _fail(row, BAD_DEAL, 0)
+            return _fail(row, BAD_DEAL, 0), kp, cp
         seen |= np.int64(1) << c
         deal_out[ncards] = c
         ncards += 1
@@ -525,15 +534,16 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         if i < me and (buf[i] == 46 or buf[i] == 124):  # '.', or '|' between the hands
             i += 1
             if i >= me or _is_space(buf[i]):
-                return _fail(row, SYNTAX, 0)
+                return _fail(row, SYNTAX, 0), kp, cp
         elif i < me and not _is_space(buf[i]):
-            return _fail(row, SYNTAX, 0)
+            return _fail(row, SYNTAX, 0), kp, cp
     if ncards != 32:
-        return _fail(row, BAD_DEAL, 0)
+        return _fail(row, BAD_DEAL, 0), kp, cp
     for k in range(32):
-        _put(kb, cur, deal_out[k])
-    _put(kb, cur, 30)
-    cur[2] = 0  # tokens written
+        kb[kp + k] = deal_out[k]
+    kb[kp + 32] = 30
+    kp += 33
+    first = kp  # where the move text starts
     for s in range(3):
         h = np.int64(0)
         for k in range(10):
@@ -564,7 +574,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     credited_p = 0
     credited_t = 0
     extra_bid = False
-    call_off = cur[1]
+    call_off = cp
     row[F_CALL_OFF] = call_off
     expect_skat = False  # the world's skat reveal must follow the pick-up
 
@@ -573,36 +583,35 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         if ws < 0:
             break
         if as_ < 0:
-            return _fail(row, SYNTAX, move + 1)
+            return _fail(row, SYNTAX, move + 1), kp, cp
         move += 1
         n = ae - as_
         if we - ws != 1:
-            return _fail(row, SYNTAX, move)
+            return _fail(row, SYNTAX, move), kp, cp
         who = buf[ws]
         b0 = buf[as_]
         if who == 119:  # 'w': the world
             if expect_skat:
                 # "w XX.YY": the skat revealed after the pick-up; it must be the dealt skat.
                 if n != 5 or buf[as_ + 2] != 46:
-                    return _fail(row, UNSURE, move)
+                    return _fail(row, UNSURE, move), kp, cp
                 c1 = card_code[buf[as_], buf[as_ + 1]]
                 c2 = card_code[buf[as_ + 3], buf[as_ + 4]]
                 if c1 < 0 or c2 < 0 or c1 == c2 or not ((skat_mask >> c1) & 1) \
                         or not ((skat_mask >> c2) & 1):
-                    return _fail(row, UNSURE, move)
+                    return _fail(row, UNSURE, move), kp, cp
                 expect_skat = False
                 continue
             if n == 4 and buf[as_ + 2] == 46 and (
                 (b0 == 84 and buf[as_ + 1] == 73) or (b0 == 76 and buf[as_ + 1] == 69)
             ):  # TI.n / LE.n (R17)
                 if phase == PH_DONE:
-                    return _fail(row, PLAY_AFTER_END, move)
+                    return _fail(row, PLAY_AFTER_END, move), kp, cp
                 seat = buf[as_ + 3] - 48
                 if seat < 0 or seat > 2:
-                    return _fail(row, UNSURE, move)
-                _tok(kb, cur, seat)
-                _put(kb, cur, b0)
-                _put(kb, cur, buf[as_ + 1])
+                    return _fail(row, UNSURE, move), kp, cp
+                kp = _tok(kb, kp, first, seat)
+                kp = _put2(kb, kp, b0, buf[as_ + 1])
                 if contract < 0:
                     ending = END_PENALTY
                 elif seat == declarer:
@@ -616,22 +625,22 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                     ending = decided  # a game already decided keeps its decisive ending
                 phase = PH_DONE
                 continue
-            return _fail(row, UNSURE, move)
+            return _fail(row, UNSURE, move), kp, cp
         seat = who - 48
         if seat < 0 or seat > 2:
-            return _fail(row, UNSURE, move)
+            return _fail(row, UNSURE, move), kp, cp
         expect_skat = False  # the skat's reveal is optional: a player's move may follow at once
         if phase == PH_DONE:
-            return _fail(row, PLAY_AFTER_END, move)
+            return _fail(row, PLAY_AFTER_END, move), kp, cp
         # ---- auction calls (R3, R4)
         if (48 <= b0 <= 57) or (n == 1 and (b0 == 121 or b0 == 112)):
             if phase != PH_AUCTION:
-                return _fail(row, WRONG_PHASE, move)
+                return _fail(row, WRONG_PHASE, move), kp, cp
             value = 0
             if b0 >= 48 and b0 <= 57:
                 ok, value = _parse_int(buf, as_, ae)
                 if not ok:
-                    return _fail(row, SYNTAX, move)
+                    return _fail(row, SYNTAX, move), kp, cp
                 kind = CALL_BID
                 call = value if value > core.CALL_HOLD else 2  # 0 and 1 are no bids at all
             elif b0 == 121:
@@ -642,21 +651,23 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                 call = core.CALL_PASS
             error = core.auction_error(a_stage, a_listener, a_to_act, a_bid, seat, call, flags)
             if error == core.A_NOT_YOUR_TURN:
-                return _fail(row, WRONG_PLAYER, move)
+                return _fail(row, WRONG_PLAYER, move), kp, cp
             if error != 0:
-                return _fail(row, ILLEGAL_BID, move)
+                return _fail(row, ILLEGAL_BID, move), kp, cp
             if kind == CALL_BID and core.BID_KIND[value] == 2:
                 extra_bid = True  # R18: accepted, with a warning the slow path writes
-            calls[cur[1], 0] = seat
-            calls[cur[1], 1] = kind
-            calls[cur[1], 2] = a_bid if kind == CALL_HOLD else value
-            cur[1] += 1
-            _tok(kb, cur, seat)
+            calls[cp, 0] = seat
+            calls[cp, 1] = kind
+            calls[cp, 2] = a_bid if kind == CALL_HOLD else value
+            cp += 1
+            kp = _tok(kb, kp, first, seat)
             if kind == CALL_BID:
                 for k in range(as_, ae):
-                    _put(kb, cur, buf[k])
+                    kb[kp] = buf[k]
+                    kp += 1
             else:
-                _put(kb, cur, b0)
+                kb[kp] = b0
+                kp += 1
             a_stage, a_speaker, a_listener, a_to_act, a_bid, a_decl = core.auction_step(
                 a_stage, a_speaker, a_listener, a_to_act, a_bid, seat, call)
             if a_stage == core.AUCTION_DONE:
@@ -669,28 +680,27 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
                     phase = PH_SKAT
             continue
         if phase == PH_AUCTION:
-            return _fail(row, WRONG_PHASE, move)
+            return _fail(row, WRONG_PHASE, move), kp, cp
         # ---- card play (R8)
         if n == 2 and card_code[b0, buf[as_ + 1]] >= 0:
             card = card_code[b0, buf[as_ + 1]]
             if phase != PH_PLAY:
-                return _fail(row, WRONG_PHASE, move)
+                return _fail(row, WRONG_PHASE, move), kp, cp
             to_play = (leader + ntrick_cards) % 3
             if seat != to_play:
-                return _fail(row, WRONG_PLAYER, move)
+                return _fail(row, WRONG_PLAYER, move), kp, cp
             h = hands[seat]
             if not (h >> card) & 1:
                 return _decided(row, CARD_NOT_IN_HAND, move, seat, card, -1, h, contract,
-                                not extra_bid, buf, i, me, card_code)
+                                not extra_bid, buf, i, me, card_code), kp, cp
             if ntrick_cards > 0:
                 legal = core.legal_cards(h, core.follow_mask(contract, trick[0]))
                 if not (legal >> card) & 1:
                     return _decided(row, REVOKE, move, seat, card, trick[0], h, contract,
-                                    not extra_bid, buf, i, me, card_code)
+                                    not extra_bid, buf, i, me, card_code), kp, cp
             hands[seat] = h & ~(np.int64(1) << card)
-            _tok(kb, cur, seat)
-            _put(kb, cur, b0)
-            _put(kb, cur, buf[as_ + 1])
+            kp = _tok(kb, kp, first, seat)
+            kp = _put2(kb, kp, b0, buf[as_ + 1])
             trick[ntrick_cards] = card
             ntrick_cards += 1
             if ntrick_cards == 3:
@@ -717,14 +727,13 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             continue
         if n == 2 and b0 == 63 and buf[as_ + 1] == 63:  # "<seat> ??": reading stops here
             return _decided(row, CORRUPT_CARD, move, seat, -1, -1, 0, contract, not extra_bid,
-                            buf, i, me, card_code)
+                            buf, i, me, card_code), kp, cp
         # ---- RE (resign) and SC (show cards), R17
         if n == 2 and b0 == 82 and buf[as_ + 1] == 69:
             if contract < 0:
-                return _fail(row, WRONG_PHASE, move)
-            _tok(kb, cur, seat)
-            _put(kb, cur, 82)
-            _put(kb, cur, 69)
+                return _fail(row, WRONG_PHASE, move), kp, cp
+            kp = _tok(kb, kp, first, seat)
+            kp = _put2(kb, kp, 82, 69)
             if seat == declarer:
                 ending = decided if decided != core.END_NONE else END_DECLARER_RESIGNED
                 phase = PH_DONE
@@ -739,22 +748,22 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             continue
         if n == 2 and b0 == 83 and buf[as_ + 1] == 67:
             if seat != declarer:
-                return _fail(row, WRONG_PLAYER, move)
+                return _fail(row, WRONG_PLAYER, move), kp, cp
             if contract < 0:
-                return _fail(row, WRONG_PHASE, move)
-            _tok(kb, cur, seat)
-            _put(kb, cur, 83)
-            _put(kb, cur, 67)
+                return _fail(row, WRONG_PHASE, move), kp, cp
+            kp = _tok(kb, kp, first, seat)
+            kp = _put2(kb, kp, 83, 67)
             continue
         # ---- pick up the skat (R5)
         if n == 1 and b0 == 115:
             if seat != declarer:
-                return _fail(row, WRONG_PLAYER, move)
+                return _fail(row, WRONG_PLAYER, move), kp, cp
             if phase != PH_SKAT:
-                return _fail(row, WRONG_PHASE, move)
+                return _fail(row, WRONG_PHASE, move), kp, cp
             skat_taken = True
-            _tok(kb, cur, seat)
-            _put(kb, cur, 115)
+            kp = _tok(kb, kp, first, seat)
+            kb[kp] = 115
+            kp += 1
             hands[declarer] |= skat_mask
             phase = PH_DISCARD
             expect_skat = True
@@ -764,17 +773,17 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             c1 = card_code[b0, buf[as_ + 1]]
             c2 = card_code[buf[as_ + 3], buf[as_ + 4]]
             if c2 < 0:
-                return _fail(row, UNSURE, move)
+                return _fail(row, UNSURE, move), kp, cp
             if seat != declarer:
-                return _fail(row, WRONG_PLAYER, move)
+                return _fail(row, WRONG_PLAYER, move), kp, cp
             if phase != PH_DISCARD or disc0 >= 0:
-                return _fail(row, WRONG_PHASE, move)
+                return _fail(row, WRONG_PHASE, move), kp, cp
             if c1 == c2:
-                return _fail(row, ILLEGAL_DECLARATION, move)
+                return _fail(row, ILLEGAL_DECLARATION, move), kp, cp
             if not (hands[declarer] >> c1) & 1 or not (hands[declarer] >> c2) & 1:
-                return _fail(row, CARD_NOT_IN_HAND, move)
+                return _fail(row, CARD_NOT_IN_HAND, move), kp, cp
             disc0, disc1 = c1, c2
-            _put_discard(kb, cur, seat, c1, c2, card_name)
+            kp = _put_discard(kb, kp, first, seat, c1, c2, card_name)
             hands[declarer] &= ~((np.int64(1) << c1) | (np.int64(1) << c2))
             if contract >= 0:
                 phase = PH_PLAY
@@ -783,7 +792,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         # ---- a declaration, possibly with discards "D.ST.H8" (R5-R7)
         con = contract_code[b0]
         if con < 0:
-            return _fail(row, SYNTAX, move)
+            return _fail(row, SYNTAX, move), kp, cp
         k = as_ + 1
         m_h = m_s = m_z = m_o = 0
         while k < ae and buf[k] != 46:
@@ -797,10 +806,10 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             elif ch == 79:
                 m_o += 1
             else:
-                return _fail(row, SYNTAX, move)
+                return _fail(row, SYNTAX, move), kp, cp
             k += 1
         if m_h > 1 or m_s > 1 or m_z > 1 or m_o > 1:
-            return _fail(row, SYNTAX, move)
+            return _fail(row, SYNTAX, move), kp, cp
         d_o = m_o == 1
         d_hand, d_s, d_z = core.normalize_declaration(con, m_h == 1, m_s == 1, m_z == 1, d_o)
         # trailing cards ".XX.YY...": after a pick-up the two discards, and an ouvert game's ten
@@ -812,51 +821,55 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         if k < ae:
             n_listed = (ae - k) // 3
             if (ae - k) % 3 != 0:
-                return _fail(row, UNSURE, move)
+                return _fail(row, UNSURE, move), kp, cp
             for j in range(n_listed):
                 if buf[k + 3 * j] != 46 or card_code[buf[k + 3 * j + 1], buf[k + 3 * j + 2]] < 0:
-                    return _fail(row, UNSURE, move)  # not a plain card list: slow path
+                    return _fail(row, UNSURE, move), kp, cp  # not a plain card list: slow path
             if phase == PH_DISCARD and disc0 < 0:
                 if n_listed != 2 and n_listed != 12:
-                    return _fail(row, UNSURE, move)
+                    return _fail(row, UNSURE, move), kp, cp
                 dc1 = card_code[buf[k + 1], buf[k + 2]]
                 dc2 = card_code[buf[k + 4], buf[k + 5]]
                 nd = 2
             elif n_listed != 10:
-                return _fail(row, UNSURE, move)
+                return _fail(row, UNSURE, move), kp, cp
         if seat != declarer:
-            return _fail(row, WRONG_PLAYER, move)
+            return _fail(row, WRONG_PLAYER, move), kp, cp
         if (phase != PH_SKAT and phase != PH_DISCARD) or contract >= 0:
-            return _fail(row, WRONG_PHASE, move)
+            return _fail(row, WRONG_PHASE, move), kp, cp
         if nd == 2 and disc0 >= 0:
-            return _fail(row, WRONG_PHASE, move)
+            return _fail(row, WRONG_PHASE, move), kp, cp
         # R5-R7: the declaration as normalized, and a null's value against the bid
         if core.declaration_error(con, d_hand, d_s, d_z, d_o, skat_taken) != 0 \
                 or core.bid_error(con, d_hand, d_o, bid, flags) != 0:
-            return _fail(row, ILLEGAL_DECLARATION, move)
+            return _fail(row, ILLEGAL_DECLARATION, move), kp, cp
         if nd == 2:
             if dc1 == dc2:
-                return _fail(row, ILLEGAL_DECLARATION, move)
+                return _fail(row, ILLEGAL_DECLARATION, move), kp, cp
             if not (hands[declarer] >> dc1) & 1 or not (hands[declarer] >> dc2) & 1:
-                return _fail(row, CARD_NOT_IN_HAND, move)
+                return _fail(row, CARD_NOT_IN_HAND, move), kp, cp
             disc0, disc1 = dc1, dc2
-            _put_discard(kb, cur, seat, dc1, dc2, card_name)
+            kp = _put_discard(kb, kp, first, seat, dc1, dc2, card_name)
             hands[declarer] &= ~((np.int64(1) << dc1) | (np.int64(1) << dc2))
         # Declaration.iss: suit/grand ouvert is written "<letter>O" (R6)
-        _tok(kb, cur, seat)
-        _put(kb, cur, 61)
-        _put(kb, cur, contract_letter[con])
+        kp = _tok(kb, kp, first, seat)
+        kp = _put2(kb, kp, 61, contract_letter[con])
         if d_o and con != 5:
-            _put(kb, cur, 79)
+            kb[kp] = 79
+            kp += 1
         else:
             if d_hand:
-                _put(kb, cur, 72)
+                kb[kp] = 72
+                kp += 1
             if d_z:
-                _put(kb, cur, 90)
+                kb[kp] = 90
+                kp += 1
             elif d_s:
-                _put(kb, cur, 83)
+                kb[kp] = 83
+                kp += 1
             if d_o:
-                _put(kb, cur, 79)
+                kb[kp] = 79
+                kp += 1
         contract = con
         hand = d_hand
         schn_ann = d_s
@@ -867,12 +880,12 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
             leader = 0  # R8: Forehand leads the first trick
     # ------------------------------------------------------------ end of the moves
     row[F_NMOVES] = move
-    row[F_CALL_N] = cur[1] - call_off
+    row[F_CALL_N] = cp - call_off
     if phase == PH_PLAY and decided != core.END_NONE and ntrick_cards == 0:
         ending = decided  # R17: a record may stop at (or after) its decisive trick
         phase = PH_DONE
     if expect_skat or phase != PH_DONE:
-        return _fail(row, TRUNCATED, move)
+        return _fail(row, TRUNCATED, move), kp, cp
     row[F_ENDING] = ending
     row[F_DECLARER] = declarer
     row[F_BID] = bid
@@ -884,8 +897,8 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
         row[F_OUTCOME] = OUT_PASSED if ending == END_ALL_PASSED else OUT_PENALTY
         row[F_CONTRACT] = -1
         if extra_bid:
-            return _fail(row, UNSURE, -1)
-        return OK
+            return _fail(row, UNSURE, -1), kp, cp
+        return OK, kp, cp
     row[F_OUTCOME] = OUT_PLAYED
     row[F_CONTRACT] = contract
     row[F_HAND] = hand
@@ -920,8 +933,8 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
     row[F_GAME_VALUE] = game_value
     row[F_MULT] = mult
     if extra_bid:
-        return _fail(row, UNSURE, -1)
-    return OK
+        return _fail(row, UNSURE, -1), kp, cp
+    return OK, kp, cp
 
 
 @njit(cache=True)
@@ -1011,12 +1024,15 @@ def _put_json_escape(eb, ext, code):
     return _put_u4(eb, ext, code)
 
 
-@njit(cache=True)
-def _put_range(kb, cur, buf, s, e):
+@njit(inline="always")
+def _put_range(kb, kp, buf, s, e):
+    """buf[s:e] at ``kb[kp]`` (nothing when ``s`` < 0, a missing tag); the new end."""
     if s < 0:
-        return
+        return kp
     for k in range(s, e):
-        _put(kb, cur, buf[k])
+        kb[kp] = buf[k]
+        kp += 1
+    return kp
 
 
 @njit(cache=True, inline="always")
@@ -1131,28 +1147,33 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
         has_dt = True
         row[F_DT_S], row[F_DT_E] = dt_s, dt_e
     # ---- replay; the key for the game id: deal 0x1e moves (0x1f field)* (ids.game_id_of)
-    row[F_KEY_S] = cur[0]
-    row[F_MOVES_S] = cur[0] + 33
-    status = _replay(buf, mv_s, mv_e, row, deal_out, tricks_out, calls, kb, cur, tabs, hands,
-                     taken_p, taken_t, trick, flags)
+    kp = cur[0]
+    row[F_KEY_S] = kp
+    row[F_MOVES_S] = kp + 33
+    status, kp, cp = _replay(buf, mv_s, mv_e, row, deal_out, tricks_out, calls, kb, kp, cur[1],
+                             tabs, hands, taken_p, taken_t, trick, flags)
     if status != OK:
         row[F_STATUS] = status
         return
-    row[F_MOVES_E] = cur[0]
+    row[F_MOVES_E] = kp
     for k in range(3):
-        _put(kb, cur, 31)
-        _put_range(kb, cur, buf, meta[2 * k], meta[2 * k + 1])
-    _put(kb, cur, 31)
+        kb[kp] = 31
+        kp = _put_range(kb, kp + 1, buf, meta[2 * k], meta[2 * k + 1])
+    kb[kp] = 31
+    kp += 1
     if has_dt:  # datetime.isoformat(): 2010-12-06T18:59:24
-        _put_range(kb, cur, buf, dt_s, dt_s + 10)
-        _put(kb, cur, 84)
-        _put_range(kb, cur, buf, dt_s + 11, dt_s + 19)
-    _put(kb, cur, 31)
-    _put_range(kb, cur, buf, meta[6], meta[7])
-    _put(kb, cur, 31)
-    _put_range(kb, cur, buf, meta[8], meta[9])
-    _put(kb, cur, 31)
-    row[F_KEY_E] = cur[0]
+        kp = _put_range(kb, kp, buf, dt_s, dt_s + 10)
+        kb[kp] = 84
+        kp = _put_range(kb, kp + 1, buf, dt_s + 11, dt_s + 19)
+    kb[kp] = 31
+    kp = _put_range(kb, kp + 1, buf, meta[6], meta[7])
+    kb[kp] = 31
+    kp = _put_range(kb, kp + 1, buf, meta[8], meta[9])
+    kb[kp] = 31
+    kp += 1
+    row[F_KEY_E] = kp
+    cur[0] = kp
+    cur[1] = cp
     # ---- the recorded result
     if row[F_R_S] >= 0 and not _parse_result(buf, row[F_R_S], row[F_R_E], row, words):
         row[F_STATUS] = UNSURE
@@ -1246,7 +1267,7 @@ def scan_chunk(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb, flags
     status is not OK have no valid key, calls or JSON. Returns (rows, calls, key bytes,
     extra bytes) used.
     """
-    cur = np.zeros(4, dtype=np.int64)  # key pos, call pos, tokens in the move text, extra pos
+    cur = np.zeros(4, dtype=np.int64)  # key pos, call pos, (unused), extra pos
     hands = np.zeros(3, dtype=np.int64)
     taken_p = np.zeros(3, dtype=np.int64)
     taken_t = np.zeros(3, dtype=np.int64)
