@@ -396,6 +396,12 @@ def _next_pair(buf, i, me):
     """The next ``<who> <action>`` pair of an MV value from ``buf[i]``: the who's start and
     end, the action's start and end, and where reading goes on. The who's start is -1 at
     the end of the list, the action's start -1 when a who has no action after it."""
+    # The common case first, " <seat> <XX>" with single spaces (a card, a two-digit bid):
+    # five fixed bytes, where the loops below branch on every byte's kind. A byte above 32
+    # is never a space (_is_space), so this gives what the loops give.
+    if i + 5 <= me and buf[i] == 32 and buf[i + 1] > 32 and buf[i + 2] == 32 \
+            and buf[i + 3] > 32 and buf[i + 4] > 32 and (i + 5 == me or buf[i + 5] == 32):
+        return i + 1, i + 2, i + 3, i + 5, i + 5
     while i < me and _is_space(buf[i]):
         i += 1
     if i >= me:
