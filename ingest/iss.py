@@ -309,8 +309,9 @@ def _read_deal(text: str) -> Deal:
     if len(parts) != 32:
         raise LogSyntaxError("bad_deal", f"the deal lists {len(parts)} cards, not 32",
                              move=0, rule="R1")
-    cards = [_CARDS.get(part) for part in parts]
-    if None in cards:  # the first that is no card says why
+    try:
+        cards = [_CARDS[part] for part in parts]
+    except KeyError:  # the first that is no card says why
         cards = [read_card(part, 0, "a dealt card") for part in parts]
     try:
         return Deal.from_cards(cards)
