@@ -143,6 +143,32 @@ def strip_comment(line: str, open_tag: str | None = None) -> tuple[str, str | No
     ``open_tag`` is the tag whose value is still open from the previous line; the tag open at
     the end of this line is returned with the text, to be passed in with the next line.
     """
+    if "#" not in line and "\\" not in line:  # nothing to cut (most lines): jump by find
+        return line, _open_tag_at_end(line, open_tag)
+    return _strip_comment_loop(line, open_tag)
+
+
+def _open_tag_at_end(line: str, open_tag: str | None) -> str | None:
+    """The tag whose value is open at the end of ``line`` (one without ``#`` or ``\\``),
+    from bracket to bracket as :func:`_strip_comment_loop` reads it character by character."""
+    tag_start = pos = 0
+    while True:
+        if open_tag is not None:
+            close = line.find("]", pos)
+            if close < 0:
+                return open_tag
+            open_tag = None
+            pos = tag_start = close + 1
+        else:
+            opening = line.find("[", pos)
+            if opening < 0:
+                return None
+            open_tag = line[tag_start:opening].strip().lstrip("(;").strip()
+            pos = opening + 1
+
+
+def _strip_comment_loop(line: str, open_tag: str | None) -> tuple[str, str | None]:
+    """:func:`strip_comment` character by character: escapes and comments."""
     tag_start = 0
     i = 0
     length = len(line)
