@@ -16,12 +16,12 @@ trick's points come from :mod:`.core` (``follow_mask``, ``legal_cards``, ``trick
 Speed comes from these:
 
 * alpha-beta, fail-soft, with bounds at trick boundaries: the points still in the hands
-  (points), the tricks still to play (tricks), 1 (null); less what one side is sure of:
-  the highest trumps in play while one side holds them (:func:`_top_trumps`) with the
-  cheapest cards the other side must give to their tricks (:func:`_cheapest`), and the
-  plain-suit winners the leader can cash now while both others must follow (:func:`_cash`),
-  and the declarer on lead with enough top trumps drawing them and then cashing
-  (:func:`_draw_and_cash`);
+  (points), the tricks still to play (tricks), 1 (null); less what each side is sure of:
+  the trump tricks its trumps take whatever is played, those the other side's higher
+  trumps cannot all beat (:func:`_trumps`, a matching), with the cheapest cards the other
+  side must give to these tricks (:func:`_cheapest`), and the plain-suit winners the
+  leader can cash now while both others must follow (:func:`_cash`), and the declarer on
+  lead with enough top trumps drawing them and then cashing (:func:`_draw_and_cash`);
 * a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
   by the three hands and the leader (a value is the gain *from* the position, so it holds
   whichever way the position was reached); the hands are first made canonical
@@ -444,37 +444,6 @@ def _slot(h0: int, h1: int, h2: int, leader: int) -> int:
 
 
 
-@njit(inline="always")
-def _top_trumps(contract: int, declarer: int, hands: np.ndarray, mode: int
-                ) -> tuple[int, int, int]:
-    """What one side is sure of: the highest trumps still in play, while one side holds
-    them, each take a trick whenever they are played. ``(amount, side, count)``: their card
-    points (``MODE_POINTS``) or tricks (``MODE_TRICKS``: one each for the declarer, half as
-    many for two defenders who may spend two in one trick), side 1 the declarer, 0 the
-    defenders, -1 when there are no trumps; ``count`` how many trumps."""
-    side = -1
-    total = 0
-    count = 0
-    mine = hands[declarer]
-    everyone = hands[0] | hands[1] | hands[2]
-    for i in range(TRUMPS_DOWN.shape[1]):
-        c = TRUMPS_DOWN[contract, i]
-        if c < 0:
-            break
-        if (everyone >> c) & 1 == 0:
-            continue
-        holder = 1 if (mine >> c) & 1 else 0
-        if side < 0:
-            side = holder
-        elif holder != side:
-            break
-        total += POINTS[c]
-        count += 1
-    if mode == MODE_TRICKS:
-        total = count if side == 1 else (count + 1) // 2
-    return total, side, count
-
-
 def _point_classes() -> np.ndarray:
     """The cards grouped by card points, cheapest first: rows of (mask, points)."""
     values = sorted({int(p) for p in POINTS})
@@ -505,6 +474,95 @@ def _mask_points(mask: int) -> int:
     for i in range(POINT_CLASSES.shape[0]):
         total += _popcount(mask & POINT_CLASSES[i, 0]) * POINT_CLASSES[i, 1]
     return total
+
+
+@njit(inline="always")
+def _cheapest_card(mask: int) -> int:
+    """One of the cheapest cards of ``mask`` (not empty)."""
+    for i in range(POINT_CLASSES.shape[0]):
+        m = mask & POINT_CLASSES[i, 0]
+        if m:
+            return _popcount((m & -m) - 1)
+    return -1
+
+
+@njit(inline="always")
+def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, int, int, int]:
+    """The trump tricks each side is sure of, whatever is played: every card is played in
+    a trick of its own, and a trump loses its trick only to a higher trump of the other
+    side (a defender's trump also takes the trick when his partner beats it). So the trumps
+    of a side that lose map one to one to higher trumps of the other side, and at most a
+    largest matching of them lose, the richest such matching for card points.
+
+    ``(dk, dp, fk, fp, top)``: the declarer's sure trump tricks and their trumps' card
+    points; the defenders' sure tricks (the more of the two defenders' counts: both may
+    spend a trump in one trick) and the card points of their trumps sure to be in their
+    tricks (both defenders' count, they are different cards); ``top`` the declarer's
+    trumps above every defender's trump (0 when a defender holds the highest in play).
+
+    Walked from the highest trump down: a trump meets the other side's trumps above it
+    (``free``: not yet matched); when none is free it takes the place of the cheapest
+    trump matched so far if it is richer (the higher trump matched to that one is above
+    this one too): the richest matching of nested capacities."""
+    mine = hands[declarer]
+    o1 = hands[(declarer + 1) % 3]
+    o2 = hands[(declarer + 2) % 3]
+    everyone = mine | o1 | o2
+    free = 0  # the defenders' trumps above, not matched to a declarer's trump
+    free1 = 0  # the declarer's trumps above, not matched to a trump of o1
+    free2 = 0  # the same for o2
+    dk = dp = k1 = p1 = k2 = p2 = top = 0
+    lost = lost1 = lost2 = 0  # the matched (losing) trumps, the richest matching
+    for i in range(TRUMPS_DOWN.shape[1]):
+        c = TRUMPS_DOWN[contract, i]
+        if c < 0:
+            break
+        bit = np.int64(1) << c
+        if everyone & bit == 0:
+            continue
+        p = POINTS[c]
+        if mine & bit:
+            dk += 1
+            dp += p
+            if k1 == 0 and k2 == 0:
+                top += 1
+            if free > 0:
+                free -= 1
+                lost |= bit
+            elif lost:
+                w = _cheapest_card(lost)
+                if POINTS[w] < p:
+                    lost ^= (np.int64(1) << w) | bit
+            free1 += 1
+            free2 += 1
+            continue
+        free += 1
+        if o1 & bit:
+            k1 += 1
+            p1 += p
+            if free1 > 0:
+                free1 -= 1
+                lost1 |= bit
+            elif lost1:
+                w = _cheapest_card(lost1)
+                if POINTS[w] < p:
+                    lost1 ^= (np.int64(1) << w) | bit
+        else:
+            k2 += 1
+            p2 += p
+            if free2 > 0:
+                free2 -= 1
+                lost2 |= bit
+            elif lost2:
+                w = _cheapest_card(lost2)
+                if POINTS[w] < p:
+                    lost2 ^= (np.int64(1) << w) | bit
+    dk -= _popcount(lost)
+    dp -= _mask_points(lost)
+    k1 -= _popcount(lost1)
+    k2 -= _popcount(lost2)
+    fp = p1 + p2 - _mask_points(lost1) - _mask_points(lost2)
+    return dk, dp, max(k1, k2), fp, top
 
 
 @njit
@@ -582,7 +640,7 @@ def _cash(contract: int, mode: int, hands: np.ndarray, leader: int) -> int:
       by their lengths only), and only their cheapest cards are counted.
 
     Points (``MODE_POINTS``) or tricks (``MODE_TRICKS``); trumps are left to
-    :func:`_top_trumps`, so the two add up."""
+    :func:`_trumps`, so the two add up."""
     h = hands[leader]
     o1 = hands[(leader + 1) % 3]
     o2 = hands[(leader + 2) % 3]
@@ -777,24 +835,24 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 else:
                     top = 1 if remaining != 0 else 0
                 low_b = 0
-                side = -1
                 n_top = 0
                 ext_low = 0
                 ext_high = 0
                 if mode != MODE_NULL and remaining != 0:
-                    sure, side, n_top = _top_trumps(contract, declarer, hands, mode)
-                    if side == 1:
-                        low_b = sure
-                        if mode == MODE_POINTS:  # each of his top trumps takes a trick
-                            # holding a card of each defender, at least their cheapest
-                            ext_low = (_cheapest(hands[(declarer + 1) % 3], n_top)
-                                       + _cheapest(hands[(declarer + 2) % 3], n_top))
+                    dk, dp, fk, fp, n_top = _trumps(contract, declarer, hands)
+                    if mode == MODE_TRICKS:
+                        low_b = dk
+                        top -= fk
+                    else:  # each sure trump trick holds a card of each other player,
+                        # at least their cheapest
+                        low_b = dp
+                        if dk > 0:
+                            ext_low = (_cheapest(hands[(declarer + 1) % 3], dk)
+                                       + _cheapest(hands[(declarer + 2) % 3], dk))
                             low_b += ext_low
-                    else:
-                        top -= sure
-                        if side == 0 and mode == MODE_POINTS:  # the defenders' top trumps
-                            # take at least half as many tricks, each with a card of his
-                            ext_high = _cheapest(hands[declarer], (n_top + 1) // 2)
+                        top -= fp
+                        if fk > 0:
+                            ext_high = _cheapest(hands[declarer], fk)
                             top -= ext_high
                 if remaining == 0:
                     ret = 0
@@ -845,7 +903,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                             sure_low = low_b
                             if cash > ext_low:
                                 sure_low = low_b - ext_low + cash
-                            if side == 1:
+                            if n_top > 0:
                                 sure_low = max(sure_low, _draw_and_cash(
                                     contract, mode, hands, declarer, n_top))
                             if sure_low >= be[d]:

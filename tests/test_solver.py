@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -205,12 +206,43 @@ def _boundary_endgame(rng: np.random.Generator, tricks: int, contract: int) -> P
             return pos
 
 
+def _search_bounds(pos: Position, mode: int) -> tuple[int, int]:
+    """The sure lower and upper bounds the search cuts with at this trick boundary (not
+    null), computed as :func:`skatlog.engine.solver_kernel.search` does."""
+    hands = np.array(pos.hands, dtype=np.int64)
+    contract, declarer = pos.contract, pos.declarer
+    rest = int(core.mask_points(pos.hands[0] | pos.hands[1] | pos.hands[2]))
+    top = rest if mode == k.MODE_POINTS else bin(pos.hands[0]).count("1")
+    dk, dp, fk, fp, n_top = k._trumps(contract, declarer, hands)
+    defenders = [hands[(declarer + j) % 3] for j in (1, 2)]
+    ext_low = ext_high = 0
+    if mode == k.MODE_TRICKS:
+        low, top = dk, top - fk
+    else:
+        low = dp
+        if dk > 0:
+            ext_low = sum(k._cheapest(h, dk) for h in defenders)
+        low += ext_low
+        top -= fp
+        if fk > 0:
+            ext_high = k._cheapest(hands[declarer], fk)
+        top -= ext_high
+    cash = k._cash(contract, mode, hands, pos.leader)
+    if pos.leader == declarer:
+        low = max(low, low - ext_low + cash)
+        if n_top > 0:
+            low = max(low, k._draw_and_cash(contract, mode, hands, declarer, n_top))
+    else:
+        top = min(top, top + ext_high - cash)
+    return low, top
+
+
 def test_sure_bounds_never_pass_the_value() -> None:
-    """The search's sure amounts at trick boundaries (top trumps with the other side's
-    cheapest cards, drawing trumps and cashing) never promise more than plain minimax
-    gives, and the directly solved last two tricks equal it."""
+    """The search's sure amounts at trick boundaries (each side's sure trump tricks with
+    the other side's cheapest cards, cashing, drawing trumps and cashing) never pass plain
+    minimax's value, and the directly solved last two tricks equal it."""
     rng = np.random.default_rng(20261202)
-    for i in range(1_500):
+    for i in range(6_000):
         tricks = 1 + i % 4
         contract = int(rng.integers(core.N_CONTRACTS))
         pos = _boundary_endgame(rng, tricks, contract)
@@ -223,20 +255,52 @@ def test_sure_bounds_never_pass_the_value() -> None:
             assert got == value, (i, pos, mode)
         if mode == k.MODE_NULL:
             continue
-        rest = int(core.mask_points(pos.hands[0] | pos.hands[1] | pos.hands[2]))
-        top = rest if mode == k.MODE_POINTS else tricks
-        sure, side, n_top = k._top_trumps(contract, pos.declarer, hands, mode)
-        defenders = [hands[(pos.declarer + j) % 3] for j in (1, 2)]
-        if side == 1:
-            low = sure
-            if mode == k.MODE_POINTS:
-                low += sum(k._cheapest(h, n_top) for h in defenders)
-            assert low <= value, (i, pos, mode)
-            if pos.leader == pos.declarer:
-                drawn = k._draw_and_cash(contract, mode, hands, pos.declarer, n_top)
-                assert drawn <= value, (i, pos, mode, drawn)
-        elif side == 0:
-            high = top - sure
-            if mode == k.MODE_POINTS:
-                high -= k._cheapest(hands[pos.declarer], (n_top + 1) // 2)
-            assert high >= value, (i, pos, mode)
+        low, high = _search_bounds(pos, mode)
+        assert low <= value <= high, (i, pos, mode, low, value, high)
+
+
+def _brute_trumps(contract: int, declarer: int, hands: list[int]) -> tuple[int, ...]:
+    """:func:`k._trumps` by trying every set of losing trumps: a set can lose when its
+    trumps map one to one to higher trumps of the other side."""
+    power = core.POWER[contract]
+    trumps = [c for c in range(32) if core.EFFECTIVE[contract, c] == core.TRUMP]
+    held = {s: [c for c in trumps if (hands[s] >> c) & 1] for s in range(3)}
+    others = [(declarer + 1) % 3, (declarer + 2) % 3]
+
+    def sure(mine: list[int], theirs: list[int]) -> tuple[int, int]:
+        fewest, poorest = len(mine), sum(int(core.POINTS[c]) for c in mine)
+        for r in range(len(mine) + 1):
+            for losing in itertools.combinations(mine, r):
+                # Hall: the i-th highest losing trump needs i higher ones of the others
+                ranked = sorted(losing, key=lambda c: -power[c])
+                if all(sum(power[t] > power[c] for t in theirs) > j
+                       for j, c in enumerate(ranked)):
+                    fewest = min(fewest, len(mine) - r)
+                    poorest = min(poorest, sum(int(core.POINTS[c]) for c in mine)
+                                  - sum(int(core.POINTS[c]) for c in losing))
+        return fewest, poorest
+
+    dk, dp = sure(held[declarer], held[others[0]] + held[others[1]])
+    k1, p1 = sure(held[others[0]], held[declarer])
+    k2, p2 = sure(held[others[1]], held[declarer])
+    top = 0
+    for c in sorted(trumps, key=lambda c: -power[c]):
+        if any((hands[s] >> c) & 1 for s in others):
+            break
+        top += (hands[declarer] >> c) & 1
+    return dk, dp, max(k1, k2), p1 + p2, top
+
+
+def test_sure_trumps_are_the_richest_matching() -> None:
+    """:func:`k._trumps` (a greedy walk) finds the fewest trump tricks and the poorest
+    trumps a side can end with, as trying every set of losing trumps does."""
+    rng = np.random.default_rng(31)
+    for _ in range(400):
+        contract = int(rng.integers(core.NULL))  # the suits and grand
+        tricks = int(rng.integers(1, 11))
+        cards = rng.permutation(32)[: 3 * tricks]
+        hands = [sum(1 << int(c) for c in cards[j * tricks:(j + 1) * tricks]) for j in range(3)]
+        declarer = int(rng.integers(3))
+        got = k._trumps(contract, declarer, np.array(hands, dtype=np.int64))
+        assert tuple(int(x) for x in got) == _brute_trumps(contract, declarer, hands), (
+            contract, declarer, hands)
