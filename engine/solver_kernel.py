@@ -571,8 +571,10 @@ def _draw_and_cash(contract: int, mode: int, hands: np.ndarray, declarer: int, n
     """The declarer on lead holding the ``n_top`` highest trumps in play, at least as many
     as either defender's trumps: he draws them (each defender follows with all his trumps,
     then his cheapest other cards), keeping the lead, and then no defender can win a
-    plain-suit trick he leads, so he cashes every plain suit's run of highest cards in play.
-    What that is sure to bring (points or tricks); -1 when it does not apply."""
+    trick he leads, so he cashes his other trumps and every plain suit's run of highest
+    cards in play; in every trick each defender gives one card, all his trumps and then
+    his cheapest others. What that is sure to bring (points or tricks); -1 when it does
+    not apply."""
     trumps = core.SUIT_MASK[contract, core.TRUMP]
     o1 = hands[(declarer + 1) % 3]
     o2 = hands[(declarer + 2) % 3]
@@ -582,20 +584,8 @@ def _draw_and_cash(contract: int, mode: int, hands: np.ndarray, declarer: int, n
         return -1
     h = hands[declarer]
     everyone = h | o1 | o2
-    tricks = n_top
-    points = 0
-    if mode == MODE_POINTS:
-        top_mask = 0
-        left = n_top
-        for i in range(31, -1, -1):
-            if left == 0:
-                break
-            c = ORDER[contract, i]
-            if (everyone >> c) & 1:
-                top_mask |= np.int64(1) << c
-                left -= 1
-        points = (_mask_points(top_mask) + _mask_points((o1 | o2) & trumps)
-                  + _cheapest(o1 & ~trumps, n_top - k1) + _cheapest(o2 & ~trumps, n_top - k2))
+    tricks = _popcount(h & trumps)
+    points = _mask_points(h & trumps)
     for suit in range(core.TRUMP):
         first = SUIT_RANGE[contract, suit, 0]
         last = SUIT_RANGE[contract, suit, 1]
@@ -607,7 +597,10 @@ def _draw_and_cash(contract: int, mode: int, hands: np.ndarray, declarer: int, n
                 break
             tricks += 1
             points += POINTS[c]
-    return points if mode == MODE_POINTS else tricks
+    if mode != MODE_POINTS:
+        return tricks
+    return (points + _mask_points((o1 | o2) & trumps) + _cheapest(o1 & ~trumps, tricks - k1)
+            + _cheapest(o2 & ~trumps, tricks - k2))
 
 
 @njit(inline="always")
