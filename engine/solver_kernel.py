@@ -569,38 +569,64 @@ def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, 
 def _draw_and_cash(contract: int, mode: int, hands: np.ndarray, declarer: int, n_top: int
                    ) -> int:
     """The declarer on lead holding the ``n_top`` highest trumps in play, at least as many
-    as either defender's trumps: he draws them (each defender follows with all his trumps,
-    then his cheapest other cards), keeping the lead, and then no defender can win a
-    trick he leads, so he cashes his other trumps and every plain suit's run of highest
-    cards in play; in every trick each defender gives one card, all his trumps and then
-    his cheapest others. What that is sure to bring (points or tricks); -1 when it does
-    not apply."""
+    as one defender's trumps: he draws them, keeping the lead (each defender follows with
+    his trumps, then his cheapest other cards). When that leaves no trump with the
+    defenders, no defender can win a trick he leads, so he cashes his other trumps and
+    every plain suit's run of highest cards in play; when one defender keeps trumps, he
+    cashes a suit's run only as far as that defender must follow (the other, without
+    trumps, cannot win it). In every trick each defender gives one card: the one without
+    trumps all his trumps and then his cheapest others, the one keeping trumps his
+    cheapest trumps while drawn and his lowest cards of each cashed suit. What that is
+    sure to bring (points or tricks); -1 when it does not apply."""
     trumps = core.SUIT_MASK[contract, core.TRUMP]
     o1 = hands[(declarer + 1) % 3]
     o2 = hands[(declarer + 2) % 3]
     k1 = _popcount(o1 & trumps)
     k2 = _popcount(o2 & trumps)
-    if k1 > n_top or k2 > n_top:
+    if k1 > n_top:  # o2 is the one who may keep trumps
+        o1, o2, k1, k2 = o2, o1, k2, k1
+    if k1 > n_top:
         return -1
+    keeps = k2 > n_top
     h = hands[declarer]
     everyone = h | o1 | o2
-    tricks = _popcount(h & trumps)
-    points = _mask_points(h & trumps)
+    if keeps:  # only his top trumps take tricks for sure
+        tricks = n_top
+        points = 0
+        left = n_top
+        for i in range(TRUMPS_DOWN.shape[1]):
+            c = TRUMPS_DOWN[contract, i]
+            if left == 0 or c < 0:
+                break
+            if (h >> c) & 1:
+                points += POINTS[c]
+                left -= 1
+        points += _cheapest(o2 & trumps, n_top)
+    else:
+        tricks = _popcount(h & trumps)
+        points = _mask_points(h & trumps) + _mask_points(o2 & trumps)
     for suit in range(core.TRUMP):
         first = SUIT_RANGE[contract, suit, 0]
         last = SUIT_RANGE[contract, suit, 1]
+        most = _popcount(o2 & core.SUIT_MASK[contract, suit]) if keeps else 32
+        j = 0
         for i in range(last - 1, first - 1, -1):
             c = ORDER[contract, i]
             if (everyone >> c) & 1 == 0:
                 continue
-            if (h >> c) & 1 == 0:
+            if (h >> c) & 1 == 0 or j == most:
                 break
-            tricks += 1
+            j += 1
             points += POINTS[c]
+        tricks += j
+        if keeps and j > 0 and mode == MODE_POINTS:
+            points += _lowest(contract, o2, first, last, j)
     if mode != MODE_POINTS:
         return tricks
-    return (points + _mask_points((o1 | o2) & trumps) + _cheapest(o1 & ~trumps, tricks - k1)
-            + _cheapest(o2 & ~trumps, tricks - k2))
+    points += _mask_points(o1 & trumps) + _cheapest(o1 & ~trumps, tricks - k1)
+    if not keeps:
+        points += _cheapest(o2 & ~trumps, tricks - k2)
+    return points
 
 
 @njit(inline="always")
