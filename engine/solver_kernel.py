@@ -643,75 +643,133 @@ def _lowest(contract: int, hand: int, first: int, last: int, count: int) -> int:
     return total
 
 
-@njit
-def _cash(contract: int, mode: int, hands: np.ndarray, leader: int) -> int:
-    """What the leader's side is sure of by cashing plain-suit winners now: where the
-    leader holds the highest cards in play of a plain suit he can lead them one after the
-    other, keeping the lead, as long as neither other player can win such a trick. Two
-    ways to be sure of that, the larger result counts:
-
-    * both others hold the suit: they must follow, so he takes ``j`` tricks there, ``j``
-      the fewest of his top cards and the others' lengths, with his ``j`` cards and at
-      least the others' ``j`` cheapest cards of the suit (nobody discards, so every suit
-      counts at once);
-    * a player with no trump left cannot win a plain-suit trick he does not lead, so only
-      those with trumps must hold the suit (they follow and never discard; ``j`` is capped
-      by their lengths only), and only their cheapest cards are counted.
-
-    Points (``MODE_POINTS``) or tricks (``MODE_TRICKS``); trumps are left to
-    :func:`_trumps`, so the two add up."""
-    h = hands[leader]
-    o1 = hands[(leader + 1) % 3]
-    o2 = hands[(leader + 2) % 3]
+@njit(inline="always")
+def _cash_suits(contract: int, h: int, o1: int, o2: int, threat1: bool, threat2: bool
+                ) -> tuple[int, int, int, int]:
+    """:func:`_cash` for given threats: ``(tricks, leader's points, o1's, o2's)``."""
     everyone = h | o1 | o2
-    trumps = core.SUIT_MASK[contract, core.TRUMP]
-    trump1 = o1 & trumps != 0
-    trump2 = o2 & trumps != 0
-    total_a = 0
-    total_b = 0
+    tricks = own = low1 = low2 = 0
     for suit in range(core.TRUMP):
         sm = core.SUIT_MASK[contract, suit]
         if h & sm == 0:
             continue
         l1 = _popcount(o1 & sm)
         l2 = _popcount(o2 & sm)
-        most_a = min(l1, l2)
-        most_b = 32
-        if trump1:
-            most_b = min(most_b, l1)
-        if trump2:
-            most_b = min(most_b, l2)
-        if most_a == 0 and most_b == 0:
+        most = 32
+        if threat1:
+            most = min(most, l1)
+        if threat2:
+            most = min(most, l2)
+        if most == 0:
             continue
         first = SUIT_RANGE[contract, suit, 0]
         last = SUIT_RANGE[contract, suit, 1]
-        ja = pa = jb = pb = 0
+        j = 0
         for i in range(last - 1, first - 1, -1):
             c = ORDER[contract, i]
             if (everyone >> c) & 1 == 0:
                 continue
-            if (h >> c) & 1 == 0 or (ja == most_a and jb == most_b):
+            if (h >> c) & 1 == 0 or j == most:
                 break
-            if ja < most_a:
-                ja += 1
-                pa += POINTS[c]
-            if jb < most_b:
-                jb += 1
-                pb += POINTS[c]
+            j += 1
+            own += POINTS[c]
+        if j > 0:
+            tricks += j
+            low1 += _lowest(contract, o1, first, last, min(j, l1))
+            low2 += _lowest(contract, o2, first, last, min(j, l2))
+    return tricks, own, low1, low2
+
+
+@njit
+def _cash(contract: int, hands: np.ndarray, leader: int, declarer: int
+          ) -> tuple[int, int, int, int]:
+    """What the leader's side is sure of by cashing plain-suit winners now: where the
+    leader holds the highest cards in play of a plain suit he can lead them one after the
+    other, keeping the lead, as long as no other player can win such a trick: nobody can
+    beat the suit's highest card by following, and a player without trumps cannot win a
+    plain-suit trick he does not lead, so only an opponent of the leader's side holding
+    trumps (a threat) must hold the suit (he follows and never discards; the tricks there
+    are capped by the threats' lengths). A defender's partner is no threat while he has
+    a plain card for every cashed trick (he need not trump). Each other player follows
+    while he holds the suit (what he discards earlier is played in these tricks too), so
+    his lowest cards of it, as many as the tricks there or his length, are sure.
+
+    ``(tricks, points of the leader's cards, of the next player's, of the third's)``; no
+    trump is played to these tricks, so they are not the sure trump tricks of
+    :func:`_trumps`, and the two add up."""
+    h = hands[leader]
+    p1 = (leader + 1) % 3
+    p2 = (leader + 2) % 3
+    o1 = hands[p1]
+    o2 = hands[p2]
+    trumps = core.SUIT_MASK[contract, core.TRUMP]
+    trump1 = o1 & trumps != 0
+    trump2 = o2 & trumps != 0
+    threat1 = trump1 and (leader == declarer or p1 == declarer)
+    threat2 = trump2 and (leader == declarer or p2 == declarer)
+    tricks, own, low1, low2 = _cash_suits(contract, h, o1, o2, threat1, threat2)
+    if leader != declarer:  # the partner must not be made to trump
+        partner = o1 if p2 == declarer else o2
+        if tricks > _popcount(partner & ~trumps) and partner & trumps != 0:
+            tricks, own, low1, low2 = _cash_suits(contract, h, o1, o2, trump1, trump2)
+    return tricks, own, low1, low2
+
+
+@njit(inline="always")
+def _with_cash(hand: int, low: int, sure: int, cashed: int) -> int:
+    """The card points a player gives to ``sure`` trump tricks and ``cashed`` cashed
+    tricks of the other side, ``low`` his lowest cards of the cashed suits (see
+    :func:`_cash`): those and his cheapest for the trump tricks, or his cheapest for all."""
+    return max(low + _cheapest(hand, sure), _cheapest(hand, sure + cashed))
+
+
+@njit(inline="always")
+def _trump_bounds(contract: int, declarer: int, mode: int, hands: np.ndarray, top: int,
+                  dk: int, dp: int, fk: int, fp: int) -> tuple[int, int]:
+    """The declarer's sure gain and his most from the sure trump tricks of both sides
+    (:func:`_trumps`), ``top`` the most there is: in points, each sure trump trick also
+    holds a card of each other player, at least their cheapest."""
+    if mode == MODE_TRICKS:
+        return dk, top - fk
+    low = dp
+    if dk > 0:
+        low += (_cheapest(hands[(declarer + 1) % 3], dk)
+                + _cheapest(hands[(declarer + 2) % 3], dk))
+    high = top - fp
+    if fk > 0:
+        high -= _cheapest(hands[declarer], fk)
+    return low, high
+
+
+@njit(inline="always")
+def _cash_bounds(contract: int, declarer: int, mode: int, hands: np.ndarray, leader: int,
+                 low: int, high: int, dk: int, dp: int, fk: int, fp: int, n_top: int
+                 ) -> tuple[int, int]:
+    """:func:`_trump_bounds` (``low``, ``high``) raised by what the leader's side cashes
+    (:func:`_cash`), and for the declarer on lead by drawing trumps and cashing
+    (:func:`_draw_and_cash`). The cashed tricks are not the sure trump tricks; each other
+    player gives a card to each of both (:func:`_with_cash`); the partner's cards are his
+    side's."""
+    n_cash, own, low1, low2 = _cash(contract, hands, leader, declarer)
+    if leader == declarer:
+        if n_cash > 0:
+            if mode == MODE_TRICKS:
+                low = dk + n_cash
+            else:
+                low = dp + own + _with_cash(hands[(declarer + 1) % 3], low1, dk, n_cash
+                                            ) + _with_cash(hands[(declarer + 2) % 3], low2,
+                                                           dk, n_cash)
+        if n_top > 0:
+            low = max(low, _draw_and_cash(contract, mode, hands, declarer, n_top))
+    elif n_cash > 0:
         if mode == MODE_TRICKS:
-            total_a += ja
-            total_b += jb
-            continue
-        if ja > 0:
-            total_a += pa + _lowest(contract, o1, first, last, ja) + _lowest(
-                contract, o2, first, last, ja)
-        if jb > 0:
-            total_b += pb
-            if trump1:
-                total_b += _lowest(contract, o1, first, last, jb)
-            if trump2:
-                total_b += _lowest(contract, o2, first, last, jb)
-    return max(total_a, total_b)
+            high -= n_cash
+        else:
+            low_d, low_p = (low1, low2) if SEAT[leader + 1] == declarer else (low2, low1)
+            # high = all - fp - the declarer's cheapest fk cards
+            high = high + _cheapest(hands[declarer], fk) - own - low_p - _with_cash(
+                hands[declarer], low_d, fk, n_cash)
+    return low, high
 
 
 @njit(inline="always")
@@ -853,26 +911,11 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     top = _popcount(remaining) // 3
                 else:
                     top = 1 if remaining != 0 else 0
-                low_b = 0
-                n_top = 0
-                ext_low = 0
-                ext_high = 0
+                low_b = dk = dp = fk = fp = n_top = 0
                 if mode != MODE_NULL and remaining != 0:
                     dk, dp, fk, fp, n_top = _trumps(contract, declarer, hands)
-                    if mode == MODE_TRICKS:
-                        low_b = dk
-                        top -= fk
-                    else:  # each sure trump trick holds a card of each other player,
-                        # at least their cheapest
-                        low_b = dp
-                        if dk > 0:
-                            ext_low = (_cheapest(hands[(declarer + 1) % 3], dk)
-                                       + _cheapest(hands[(declarer + 2) % 3], dk))
-                            low_b += ext_low
-                        top -= fp
-                        if fk > 0:
-                            ext_high = _cheapest(hands[declarer], fk)
-                            top -= ext_high
+                    low_b, top = _trump_bounds(contract, declarer, mode, hands, top, dk, dp,
+                                               fk, fp)
                 if remaining == 0:
                     ret = 0
                     done = True
@@ -913,24 +956,18 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                                 best_move = _from_canonical(run, contract, stored,
                                                             remaining)
                     if not done and mode != MODE_NULL:
-                        # the cashed tricks and the top trumps' tricks are different
-                        # tricks, but the cheapest cards counted for the latter (ext_low,
-                        # ext_high) may be among those counted for the former: the
-                        # larger counts
-                        cash = _cash(contract, mode, hands, leader)
                         if leader == declarer:
-                            sure_low = low_b
-                            if cash > ext_low:
-                                sure_low = low_b - ext_low + cash
-                            if n_top > 0:
-                                sure_low = max(sure_low, _draw_and_cash(
-                                    contract, mode, hands, declarer, n_top))
+                            sure_low = _cash_bounds(contract, declarer, mode, hands, leader,
+                                                    low_b, top, dk, dp, fk, fp, n_top)[0]
                             if sure_low >= be[d]:
                                 ret = sure_low
                                 done = True
-                        elif cash > ext_high and al[d] >= top + ext_high - cash:
-                            ret = top + ext_high - cash
-                            done = True
+                        else:
+                            high = _cash_bounds(contract, declarer, mode, hands, leader,
+                                                low_b, top, dk, dp, fk, fp, n_top)[1]
+                            if al[d] >= high:
+                                ret = high
+                                done = True
                     slots[d] = slot
                     key1s[d] = key1
                     key2s[d] = key2

@@ -208,33 +208,18 @@ def _boundary_endgame(rng: np.random.Generator, tricks: int, contract: int) -> P
 
 def _search_bounds(pos: Position, mode: int) -> tuple[int, int]:
     """The sure lower and upper bounds the search cuts with at this trick boundary (not
-    null), computed as :func:`skatlog.engine.solver_kernel.search` does."""
+    null): the sure trump tricks, then cashing and drawing trumps."""
     hands = np.array(pos.hands, dtype=np.int64)
     contract, declarer = pos.contract, pos.declarer
     rest = int(core.mask_points(pos.hands[0] | pos.hands[1] | pos.hands[2]))
     top = rest if mode == k.MODE_POINTS else bin(pos.hands[0]).count("1")
     dk, dp, fk, fp, n_top = k._trumps(contract, declarer, hands)
-    defenders = [hands[(declarer + j) % 3] for j in (1, 2)]
-    ext_low = ext_high = 0
-    if mode == k.MODE_TRICKS:
-        low, top = dk, top - fk
-    else:
-        low = dp
-        if dk > 0:
-            ext_low = sum(k._cheapest(h, dk) for h in defenders)
-        low += ext_low
-        top -= fp
-        if fk > 0:
-            ext_high = k._cheapest(hands[declarer], fk)
-        top -= ext_high
-    cash = k._cash(contract, mode, hands, pos.leader)
-    if pos.leader == declarer:
-        low = max(low, low - ext_low + cash)
-        if n_top > 0:
-            low = max(low, k._draw_and_cash(contract, mode, hands, declarer, n_top))
-    else:
-        top = min(top, top + ext_high - cash)
-    return low, top
+    low, high = k._trump_bounds(contract, declarer, mode, hands, top, dk, dp, fk, fp)
+    assert low >= 0 and high <= top
+    low2, high2 = k._cash_bounds(contract, declarer, mode, hands, pos.leader, low, high, dk,
+                                 dp, fk, fp, n_top)
+    assert low2 >= low and high2 <= high
+    return low2, high2
 
 
 def test_sure_bounds_never_pass_the_value() -> None:
