@@ -513,6 +513,14 @@ def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, 
     free2 = 0  # the same for o2
     dk = dp = k1 = p1 = k2 = p2 = top = 0
     lost = lost1 = lost2 = 0  # the matched (losing) trumps, the richest matching
+    lp = lp1 = lp2 = 0  # their card points
+    trumps = core.SUIT_MASK[contract, core.TRUMP]
+    if (o1 | o2) & trumps == 0:  # nothing to match
+        n = _popcount(mine & trumps)
+        return n, _mask_points(mine & trumps), 0, 0, n
+    if mine & trumps == 0:
+        return 0, 0, max(_popcount(o1 & trumps), _popcount(o2 & trumps)), _mask_points(
+            (o1 | o2) & trumps), 0
     for i in range(TRUMPS_DOWN.shape[1]):
         c = TRUMPS_DOWN[contract, i]
         if c < 0:
@@ -529,10 +537,12 @@ def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, 
             if free > 0:
                 free -= 1
                 lost |= bit
+                lp += p
             elif lost:
                 w = _cheapest_card(lost)
                 if POINTS[w] < p:
                     lost ^= (np.int64(1) << w) | bit
+                    lp += p - POINTS[w]
             free1 += 1
             free2 += 1
             continue
@@ -543,26 +553,28 @@ def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, 
             if free1 > 0:
                 free1 -= 1
                 lost1 |= bit
+                lp1 += p
             elif lost1:
                 w = _cheapest_card(lost1)
                 if POINTS[w] < p:
                     lost1 ^= (np.int64(1) << w) | bit
+                    lp1 += p - POINTS[w]
         else:
             k2 += 1
             p2 += p
             if free2 > 0:
                 free2 -= 1
                 lost2 |= bit
+                lp2 += p
             elif lost2:
                 w = _cheapest_card(lost2)
                 if POINTS[w] < p:
                     lost2 ^= (np.int64(1) << w) | bit
+                    lp2 += p - POINTS[w]
     dk -= _popcount(lost)
-    dp -= _mask_points(lost)
     k1 -= _popcount(lost1)
     k2 -= _popcount(lost2)
-    fp = p1 + p2 - _mask_points(lost1) - _mask_points(lost2)
-    return dk, dp, max(k1, k2), fp, top
+    return dk, dp - lp, max(k1, k2), p1 + p2 - lp1 - lp2, top
 
 
 @njit
@@ -644,8 +656,8 @@ def _lowest(contract: int, hand: int, first: int, last: int, count: int) -> int:
 
 
 @njit(inline="always")
-def _cash_suits(contract: int, h: int, o1: int, o2: int, threat1: bool, threat2: bool
-                ) -> tuple[int, int, int, int]:
+def _cash_suits(contract: int, mode: int, h: int, o1: int, o2: int, threat1: bool,
+                threat2: bool) -> tuple[int, int, int, int]:
     """:func:`_cash` for given threats: ``(tricks, leader's points, o1's, o2's)``."""
     everyone = h | o1 | o2
     tricks = own = low1 = low2 = 0
@@ -673,15 +685,15 @@ def _cash_suits(contract: int, h: int, o1: int, o2: int, threat1: bool, threat2:
                 break
             j += 1
             own += POINTS[c]
-        if j > 0:
-            tricks += j
+        tricks += j
+        if j > 0 and mode == MODE_POINTS:
             low1 += _lowest(contract, o1, first, last, min(j, l1))
             low2 += _lowest(contract, o2, first, last, min(j, l2))
     return tricks, own, low1, low2
 
 
 @njit
-def _cash(contract: int, hands: np.ndarray, leader: int, declarer: int
+def _cash(contract: int, mode: int, hands: np.ndarray, leader: int, declarer: int
           ) -> tuple[int, int, int, int]:
     """What the leader's side is sure of by cashing plain-suit winners now: where the
     leader holds the highest cards in play of a plain suit he can lead them one after the
@@ -694,9 +706,9 @@ def _cash(contract: int, hands: np.ndarray, leader: int, declarer: int
     while he holds the suit (what he discards earlier is played in these tricks too), so
     his lowest cards of it, as many as the tricks there or his length, are sure.
 
-    ``(tricks, points of the leader's cards, of the next player's, of the third's)``; no
-    trump is played to these tricks, so they are not the sure trump tricks of
-    :func:`_trumps`, and the two add up."""
+    ``(tricks, points of the leader's cards, of the next player's, of the third's)``, the
+    others' points in ``MODE_POINTS`` only; no trump is played to these tricks, so they
+    are not the sure trump tricks of :func:`_trumps`, and the two add up."""
     h = hands[leader]
     p1 = (leader + 1) % 3
     p2 = (leader + 2) % 3
@@ -707,11 +719,11 @@ def _cash(contract: int, hands: np.ndarray, leader: int, declarer: int
     trump2 = o2 & trumps != 0
     threat1 = trump1 and (leader == declarer or p1 == declarer)
     threat2 = trump2 and (leader == declarer or p2 == declarer)
-    tricks, own, low1, low2 = _cash_suits(contract, h, o1, o2, threat1, threat2)
+    tricks, own, low1, low2 = _cash_suits(contract, mode, h, o1, o2, threat1, threat2)
     if leader != declarer:  # the partner must not be made to trump
         partner = o1 if p2 == declarer else o2
         if tricks > _popcount(partner & ~trumps) and partner & trumps != 0:
-            tricks, own, low1, low2 = _cash_suits(contract, h, o1, o2, trump1, trump2)
+            tricks, own, low1, low2 = _cash_suits(contract, mode, h, o1, o2, trump1, trump2)
     return tricks, own, low1, low2
 
 
@@ -750,7 +762,7 @@ def _cash_bounds(contract: int, declarer: int, mode: int, hands: np.ndarray, lea
     (:func:`_draw_and_cash`). The cashed tricks are not the sure trump tricks; each other
     player gives a card to each of both (:func:`_with_cash`); the partner's cards are his
     side's."""
-    n_cash, own, low1, low2 = _cash(contract, hands, leader, declarer)
+    n_cash, own, low1, low2 = _cash(contract, mode, hands, leader, declarer)
     if leader == declarer:
         if n_cash > 0:
             if mode == MODE_TRICKS:
