@@ -180,6 +180,16 @@ TAG_OW, TAG_RU = tag_code("OW"), tag_code("RU")
 RESULT_WORDS = ("passed", "unknown", "win", "loss", "penalty", "bidok", "overbid")
 
 
+# Every index into the line and the output buffers goes through _u: numba wraps a negative
+# signed index around (``buf[-1]``, the last byte), which costs a shift, a mask and an add on
+# each byte read or written and keeps the buffer's length in a register; an unsigned index
+# has no wraparound. No index here is ever negative (kernel CPU -12%).
+@njit(inline="always")
+def _u(i):
+    """``i`` (never negative) as an unsigned array index."""
+    return np.uint64(i)
+
+
 @njit(cache=True)
 def _is_space(b):
     return b == 32 or b == 9 or b == 10 or b == 13
@@ -209,13 +219,13 @@ def _find(buf, lanes, i, end, a, b):
     spread_b = np.uint64(b) * _ONES
     while i < end:
         if _BY_WORD and (i & 7) == 0 and i + 8 <= end:
-            word = lanes[i >> 3]
+            word = lanes[_u(i >> 3)]
             hit = _zero_bytes(word ^ spread_a) | _zero_bytes(word ^ spread_b)
             if hit == 0:
                 i += 8
                 continue
             return i + np.int64(cttz(hit) >> np.uint64(3))
-        c = buf[i]
+        c = buf[_u(i)]
         if c == a or c == b:
             return i
         i += 1
@@ -237,18 +247,18 @@ def _parse_int(buf, s, e):
     if s >= e:
         return False, 0
     neg = False
-    if buf[s] == 45:  # '-'
+    if buf[_u(s)] == 45:  # '-'
         neg = True
         s += 1
         if s >= e:
             return False, 0
     if e - s > 9:
         return False, 0
-    if buf[s] == 48 and e - s > 1:
+    if buf[_u(s)] == 48 and e - s > 1:
         return False, 0
     v = 0
     for i in range(s, e):
-        d = buf[i] - 48
+        d = buf[_u(i)] - 48
         if d < 0 or d > 9:
             return False, 0
         v = v * 10 + d
@@ -272,7 +282,7 @@ def _digits(buf, s, e):
     """The unsigned number in buf[s:e] (leading zeros allowed); -1 if not all digits."""
     v = 0
     for i in range(s, e):
-        d = buf[i] - 48
+        d = buf[_u(i)] - 48
         if d < 0 or d > 9:
             return -1
         v = v * 10 + d
@@ -285,9 +295,9 @@ def _parse_dt(buf, s, e, row):
     with a real date (anything else is left to the slow path's reader)."""
     if e - s != 23:
         return False
-    if buf[s + 4] != 45 or buf[s + 7] != 45 or buf[s + 10] != 47 or buf[s + 13] != 58 \
-            or buf[s + 16] != 58 or buf[s + 19] != 47 or buf[s + 20] != 85 \
-            or buf[s + 21] != 84 or buf[s + 22] != 67:
+    if buf[_u(s + 4)] != 45 or buf[_u(s + 7)] != 45 or buf[_u(s + 10)] != 47 \
+            or buf[_u(s + 13)] != 58 or buf[_u(s + 16)] != 58 or buf[_u(s + 19)] != 47 \
+            or buf[_u(s + 20)] != 85 or buf[_u(s + 21)] != 84 or buf[_u(s + 22)] != 67:
         return False
     y = _digits(buf, s, s + 4)
     mo = _digits(buf, s + 5, s + 7)
@@ -313,7 +323,7 @@ def _is_word(buf, s, e, word):
     if e - s != word.shape[0]:
         return False
     for k in range(e - s):
-        if buf[s + k] != word[k]:
+        if buf[_u(s + k)] != word[k]:
             return False
     return True
 
@@ -331,18 +341,18 @@ def _parse_result(buf, s, e, row, words):
     ntok = 0
     special = False
     while i < e:
-        while i < e and _is_space(buf[i]):
+        while i < e and _is_space(buf[_u(i)]):
             i += 1
         if i >= e:
             break
         j = i
         colon = -1
-        while j < e and not _is_space(buf[j]):
-            if buf[j] == 58 and colon < 0:
+        while j < e and not _is_space(buf[_u(j)]):
+            if buf[_u(j)] == 58 and colon < 0:
                 colon = j
             j += 1
         ntok += 1
-        c0 = buf[i]
+        c0 = buf[_u(i)]
         if colon >= 0:
             ok, v = _parse_int(buf, colon + 1, j)
             if not ok:
@@ -399,23 +409,24 @@ def _next_pair(buf, i, me):
     # The common case first, " <seat> <XX>" with single spaces (a card, a two-digit bid):
     # five fixed bytes, where the loops below branch on every byte's kind. A byte above 32
     # is never a space (_is_space), so this gives what the loops give.
-    if i + 5 <= me and buf[i] == 32 and buf[i + 1] > 32 and buf[i + 2] == 32 \
-            and buf[i + 3] > 32 and buf[i + 4] > 32 and (i + 5 == me or buf[i + 5] == 32):
+    if i + 5 <= me and buf[_u(i)] == 32 and buf[_u(i + 1)] > 32 and buf[_u(i + 2)] == 32 \
+            and buf[_u(i + 3)] > 32 and buf[_u(i + 4)] > 32 \
+            and (i + 5 == me or buf[_u(i + 5)] == 32):
         return i + 1, i + 2, i + 3, i + 5, i + 5
-    while i < me and _is_space(buf[i]):
+    while i < me and _is_space(buf[_u(i)]):
         i += 1
     if i >= me:
         return -1, -1, -1, -1, i
     ws = i
-    while i < me and not _is_space(buf[i]):
+    while i < me and not _is_space(buf[_u(i)]):
         i += 1
     we = i
-    while i < me and _is_space(buf[i]):
+    while i < me and _is_space(buf[_u(i)]):
         i += 1
     if i >= me:
         return ws, we, -1, -1, i
     as_ = i
-    while i < me and not _is_space(buf[i]):
+    while i < me and not _is_space(buf[_u(i)]):
         i += 1
     return ws, we, as_, i, i
 
@@ -451,14 +462,14 @@ def _decided(row, status, move, seat, card, led, hand, contract, clean, buf, i, 
             if as_ < 0:
                 return status  # a player without a move: the reader's syntax error
             move += 1
-            if we - ws != 1 or buf[ws] < 48 or buf[ws] > 50 or ae - as_ != 2:
+            if we - ws != 1 or buf[_u(ws)] < 48 or buf[_u(ws)] > 50 or ae - as_ != 2:
                 return status
-            if buf[as_] == 63 and buf[as_ + 1] == 63:
+            if buf[_u(as_)] == 63 and buf[_u(as_ + 1)] == 63:
                 row[F_STATUS] = CORRUPT_CARD
                 row[F_ERR_MOVE] = move
                 row[F_DECIDED] = 1
                 return CORRUPT_CARD
-            if card_code[buf[as_], buf[as_ + 1]] < 0:
+            if card_code[buf[_u(as_)], buf[_u(as_ + 1)]] < 0:
                 return status
     row[F_DECIDED] = 1
     return status
@@ -470,8 +481,8 @@ def _decided(row, status, move, seat, card, led, hand, contract, clean, buf, i, 
 @njit(inline="always")
 def _put2(kb, kp, b0, b1):
     """Two bytes at ``kb[kp]``; the new end."""
-    kb[kp] = b0
-    kb[kp + 1] = b1
+    kb[_u(kp)] = b0
+    kb[_u(kp + 1)] = b1
     return kp + 2
 
 
@@ -480,9 +491,9 @@ def _tok(kb, kp, first, seat):
     """Start a move token at ``kb[kp]``: a space unless it is the first (``kp == first``, where
     the move text starts), then the seat digit; the new end."""
     if kp != first:
-        kb[kp] = 32
+        kb[_u(kp)] = 32
         kp += 1
-    kb[kp] = 48 + seat
+    kb[_u(kp)] = 48 + seat
     return kp + 1
 
 
@@ -490,12 +501,12 @@ def _tok(kb, kp, first, seat):
 def _put_discard(kb, kp, first, seat, c1, c2, card_name):
     """The discard token ``<seat>dXX.YY``; the new end."""
     kp = _tok(kb, kp, first, seat)
-    kb[kp] = 100
-    kb[kp + 1] = card_name[c1, 0]
-    kb[kp + 2] = card_name[c1, 1]
-    kb[kp + 3] = 46
-    kb[kp + 4] = card_name[c2, 0]
-    kb[kp + 5] = card_name[c2, 1]
+    kb[_u(kp)] = 100
+    kb[_u(kp + 1)] = card_name[c1, 0]
+    kb[_u(kp + 2)] = card_name[c1, 1]
+    kb[_u(kp + 3)] = 46
+    kb[_u(kp + 4)] = card_name[c2, 0]
+    kb[_u(kp + 5)] = card_name[c2, 1]
     return kp + 6
 
 
@@ -512,21 +523,21 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
     i = ms
     move = 0
     # ---- the deal: "w" then 32 cards
-    while i < me and _is_space(buf[i]):
+    while i < me and _is_space(buf[_u(i)]):
         i += 1
-    if i + 1 >= me or buf[i] != 119 or not _is_space(buf[i + 1]):
+    if i + 1 >= me or buf[_u(i)] != 119 or not _is_space(buf[_u(i + 1)]):
         return _fail(row, SYNTAX, 0), kp, cp
     i += 1
-    while i < me and _is_space(buf[i]):
+    while i < me and _is_space(buf[_u(i)]):
         i += 1
     seen = 0
     ncards = 0
-    while i < me and not _is_space(buf[i]):
+    while i < me and not _is_space(buf[_u(i)]):
         if i + 1 >= me:
             return _fail(row, SYNTAX, 0), kp, cp
-        c = card_code[buf[i], buf[i + 1]]
+        c = card_code[buf[_u(i)], buf[_u(i + 1)]]
         if c < 0:
-            if buf[i] == 63 and buf[i + 1] == 63:
+            if buf[_u(i)] == 63 and buf[_u(i + 1)] == 63:
                 return _fail(row, CORRUPT_CARD, 0), kp, cp
             return _fail(row, SYNTAX, 0), kp, cp
         if ncards >= 32:
@@ -537,17 +548,17 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
         deal_out[ncards] = c
         ncards += 1
         i += 2
-        if i < me and (buf[i] == 46 or buf[i] == 124):  # '.', or '|' between the hands
+        if i < me and (buf[_u(i)] == 46 or buf[_u(i)] == 124):  # '.', or '|' between the hands
             i += 1
-            if i >= me or _is_space(buf[i]):
+            if i >= me or _is_space(buf[_u(i)]):
                 return _fail(row, SYNTAX, 0), kp, cp
-        elif i < me and not _is_space(buf[i]):
+        elif i < me and not _is_space(buf[_u(i)]):
             return _fail(row, SYNTAX, 0), kp, cp
     if ncards != 32:
         return _fail(row, BAD_DEAL, 0), kp, cp
     for k in range(32):
-        kb[kp + k] = deal_out[k]
-    kb[kp + 32] = 30
+        kb[_u(kp + k)] = deal_out[k]
+    kb[_u(kp + 32)] = 30
     kp += 33
     first = kp  # where the move text starts
     for s in range(3):
@@ -594,30 +605,30 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
         n = ae - as_
         if we - ws != 1:
             return _fail(row, SYNTAX, move), kp, cp
-        who = buf[ws]
-        b0 = buf[as_]
+        who = buf[_u(ws)]
+        b0 = buf[_u(as_)]
         if who == 119:  # 'w': the world
             if expect_skat:
                 # "w XX.YY": the skat revealed after the pick-up; it must be the dealt skat.
-                if n != 5 or buf[as_ + 2] != 46:
+                if n != 5 or buf[_u(as_ + 2)] != 46:
                     return _fail(row, UNSURE, move), kp, cp
-                c1 = card_code[buf[as_], buf[as_ + 1]]
-                c2 = card_code[buf[as_ + 3], buf[as_ + 4]]
+                c1 = card_code[buf[_u(as_)], buf[_u(as_ + 1)]]
+                c2 = card_code[buf[_u(as_ + 3)], buf[_u(as_ + 4)]]
                 if c1 < 0 or c2 < 0 or c1 == c2 or not ((skat_mask >> c1) & 1) \
                         or not ((skat_mask >> c2) & 1):
                     return _fail(row, UNSURE, move), kp, cp
                 expect_skat = False
                 continue
-            if n == 4 and buf[as_ + 2] == 46 and (
-                (b0 == 84 and buf[as_ + 1] == 73) or (b0 == 76 and buf[as_ + 1] == 69)
+            if n == 4 and buf[_u(as_ + 2)] == 46 and (
+                (b0 == 84 and buf[_u(as_ + 1)] == 73) or (b0 == 76 and buf[_u(as_ + 1)] == 69)
             ):  # TI.n / LE.n (R17)
                 if phase == PH_DONE:
                     return _fail(row, PLAY_AFTER_END, move), kp, cp
-                seat = buf[as_ + 3] - 48
+                seat = buf[_u(as_ + 3)] - 48
                 if seat < 0 or seat > 2:
                     return _fail(row, UNSURE, move), kp, cp
                 kp = _tok(kb, kp, first, seat)
-                kp = _put2(kb, kp, b0, buf[as_ + 1])
+                kp = _put2(kb, kp, b0, buf[_u(as_ + 1)])
                 if contract < 0:
                     ending = END_PENALTY
                 elif seat == declarer:
@@ -669,10 +680,10 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
             kp = _tok(kb, kp, first, seat)
             if kind == CALL_BID:
                 for k in range(as_, ae):
-                    kb[kp] = buf[k]
+                    kb[_u(kp)] = buf[_u(k)]
                     kp += 1
             else:
-                kb[kp] = b0
+                kb[_u(kp)] = b0
                 kp += 1
             a_stage, a_speaker, a_listener, a_to_act, a_bid, a_decl = core.auction_step(
                 a_stage, a_speaker, a_listener, a_to_act, a_bid, seat, call)
@@ -688,8 +699,8 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
         if phase == PH_AUCTION:
             return _fail(row, WRONG_PHASE, move), kp, cp
         # ---- card play (R8)
-        if n == 2 and card_code[b0, buf[as_ + 1]] >= 0:
-            card = card_code[b0, buf[as_ + 1]]
+        if n == 2 and card_code[b0, buf[_u(as_ + 1)]] >= 0:
+            card = card_code[b0, buf[_u(as_ + 1)]]
             if phase != PH_PLAY:
                 return _fail(row, WRONG_PHASE, move), kp, cp
             to_play = (leader + ntrick_cards) % 3
@@ -706,7 +717,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
                                     not extra_bid, buf, i, me, card_code), kp, cp
             hands[seat] = h & ~(np.int64(1) << card)
             kp = _tok(kb, kp, first, seat)
-            kp = _put2(kb, kp, b0, buf[as_ + 1])
+            kp = _put2(kb, kp, b0, buf[_u(as_ + 1)])
             trick[ntrick_cards] = card
             ntrick_cards += 1
             if ntrick_cards == 3:
@@ -731,11 +742,11 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
                 elif reached != core.END_NONE:
                     decided = reached  # R17: decided; the record may stop here or play on
             continue
-        if n == 2 and b0 == 63 and buf[as_ + 1] == 63:  # "<seat> ??": reading stops here
+        if n == 2 and b0 == 63 and buf[_u(as_ + 1)] == 63:  # "<seat> ??": reading stops here
             return _decided(row, CORRUPT_CARD, move, seat, -1, -1, 0, contract, not extra_bid,
                             buf, i, me, card_code), kp, cp
         # ---- RE (resign) and SC (show cards), R17
-        if n == 2 and b0 == 82 and buf[as_ + 1] == 69:
+        if n == 2 and b0 == 82 and buf[_u(as_ + 1)] == 69:
             if contract < 0:
                 return _fail(row, WRONG_PHASE, move), kp, cp
             kp = _tok(kb, kp, first, seat)
@@ -752,7 +763,7 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
                     ending = decided if decided != core.END_NONE else END_DEFENDERS_RESIGNED
                     phase = PH_DONE
             continue
-        if n == 2 and b0 == 83 and buf[as_ + 1] == 67:
+        if n == 2 and b0 == 83 and buf[_u(as_ + 1)] == 67:
             if seat != declarer:
                 return _fail(row, WRONG_PLAYER, move), kp, cp
             if contract < 0:
@@ -768,16 +779,16 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
                 return _fail(row, WRONG_PHASE, move), kp, cp
             skat_taken = True
             kp = _tok(kb, kp, first, seat)
-            kb[kp] = 115
+            kb[_u(kp)] = 115
             kp += 1
             hands[declarer] |= skat_mask
             phase = PH_DISCARD
             expect_skat = True
             continue
         # ---- a bare discard "XX.YY" (the split form's second half)
-        if n == 5 and buf[as_ + 2] == 46 and card_code[b0, buf[as_ + 1]] >= 0:
-            c1 = card_code[b0, buf[as_ + 1]]
-            c2 = card_code[buf[as_ + 3], buf[as_ + 4]]
+        if n == 5 and buf[_u(as_ + 2)] == 46 and card_code[b0, buf[_u(as_ + 1)]] >= 0:
+            c1 = card_code[b0, buf[_u(as_ + 1)]]
+            c2 = card_code[buf[_u(as_ + 3)], buf[_u(as_ + 4)]]
             if c2 < 0:
                 return _fail(row, UNSURE, move), kp, cp
             if seat != declarer:
@@ -801,8 +812,8 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
             return _fail(row, SYNTAX, move), kp, cp
         k = as_ + 1
         m_h = m_s = m_z = m_o = 0
-        while k < ae and buf[k] != 46:
-            ch = buf[k]
+        while k < ae and buf[_u(k)] != 46:
+            ch = buf[_u(k)]
             if ch == 72:
                 m_h += 1
             elif ch == 83:
@@ -829,13 +840,14 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
             if (ae - k) % 3 != 0:
                 return _fail(row, UNSURE, move), kp, cp
             for j in range(n_listed):
-                if buf[k + 3 * j] != 46 or card_code[buf[k + 3 * j + 1], buf[k + 3 * j + 2]] < 0:
+                if buf[_u(k + 3 * j)] != 46 \
+                        or card_code[buf[_u(k + 3 * j + 1)], buf[_u(k + 3 * j + 2)]] < 0:
                     return _fail(row, UNSURE, move), kp, cp  # not a plain card list: slow path
             if phase == PH_DISCARD and disc0 < 0:
                 if n_listed != 2 and n_listed != 12:
                     return _fail(row, UNSURE, move), kp, cp
-                dc1 = card_code[buf[k + 1], buf[k + 2]]
-                dc2 = card_code[buf[k + 4], buf[k + 5]]
+                dc1 = card_code[buf[_u(k + 1)], buf[_u(k + 2)]]
+                dc2 = card_code[buf[_u(k + 4)], buf[_u(k + 5)]]
                 nd = 2
             elif n_listed != 10:
                 return _fail(row, UNSURE, move), kp, cp
@@ -861,20 +873,20 @@ def _replay(buf, ms, me, row, deal_out, tricks_out, calls, kb, kp, cp, tabs, han
         kp = _tok(kb, kp, first, seat)
         kp = _put2(kb, kp, 61, contract_letter[con])
         if d_o and con != 5:
-            kb[kp] = 79
+            kb[_u(kp)] = 79
             kp += 1
         else:
             if d_hand:
-                kb[kp] = 72
+                kb[_u(kp)] = 72
                 kp += 1
             if d_z:
-                kb[kp] = 90
+                kb[_u(kp)] = 90
                 kp += 1
             elif d_s:
-                kb[kp] = 83
+                kb[_u(kp)] = 83
                 kp += 1
             if d_o:
-                kb[kp] = 79
+                kb[_u(kp)] = 79
                 kp += 1
         contract = con
         hand = d_hand
@@ -974,7 +986,7 @@ def _utf8_ok(buf, s, e):
     """True when buf[s:e] is valid UTF-8 (the slow path replaces bad bytes: not sure then)."""
     i = s
     while i < e:
-        b = buf[i]
+        b = buf[_u(i)]
         if b < 0x80:
             i += 1
             continue
@@ -989,9 +1001,9 @@ def _utf8_ok(buf, s, e):
         if i + n >= e:
             return False
         for k in range(1, n + 1):
-            if (buf[i + k] & 0xC0) != 0x80:
+            if (buf[_u(i + k)] & 0xC0) != 0x80:
                 return False
-        c1 = buf[i + 1]
+        c1 = buf[_u(i + 1)]
         if (b == 0xE0 and c1 < 0xA0) or (b == 0xED and c1 > 0x9F) \
                 or (b == 0xF0 and c1 < 0x90) or (b == 0xF4 and c1 > 0x8F):
             return False
@@ -1009,10 +1021,10 @@ for _code, _letter in ((8, "b"), (9, "t"), (10, "n"), (12, "f"), (13, "r")):
 @njit(cache=True)
 def _put_u4(eb, ext, code):
     """``\\uXXXX`` (lower-case hex, as json.dumps writes it) at ``eb[ext]``; the new end."""
-    eb[ext] = 92
-    eb[ext + 1] = 117
+    eb[_u(ext)] = 92
+    eb[_u(ext + 1)] = 117
     for j in range(4):
-        eb[ext + 2 + j] = _HEX[(code >> (12 - 4 * j)) & 15]
+        eb[_u(ext + 2 + j)] = _HEX[(code >> (12 - 4 * j)) & 15]
     return ext + 6
 
 
@@ -1020,8 +1032,8 @@ def _put_u4(eb, ext, code):
 def _put_json_escape(eb, ext, code):
     """One code point as json.dumps(ensure_ascii=True) escapes it; returns the new end."""
     if code < 32 and _SHORT_ESCAPE[code] != 0:
-        eb[ext] = 92
-        eb[ext + 1] = _SHORT_ESCAPE[code]
+        eb[_u(ext)] = 92
+        eb[_u(ext + 1)] = _SHORT_ESCAPE[code]
         return ext + 2
     if code > 0xFFFF:  # a surrogate pair
         code -= 0x10000
@@ -1036,7 +1048,7 @@ def _put_range(kb, kp, buf, s, e):
     if s < 0:
         return kp
     for k in range(s, e):
-        kb[kp] = buf[k]
+        kb[_u(kp)] = buf[_u(k)]
         kp += 1
     return kp
 
@@ -1045,14 +1057,15 @@ def _put_range(kb, kp, buf, s, e):
 def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb, cur, tabs, words,
                hands, taken_p, taken_t, trick, tags, flags):
     """Parse and replay one record line buf[s:e] (without its newline) into ``row``."""
-    while s < e and _is_space(buf[s]):
+    while s < e and _is_space(buf[_u(s)]):
         s += 1
-    while e > s and _is_space(buf[e - 1]):
+    while e > s and _is_space(buf[_u(e - 1)]):
         e -= 1
-    if s == e or buf[s] == 35:  # blank or "# comment"
+    if s == e or buf[_u(s)] == 35:  # blank or "# comment"
         row[F_STATUS] = NO_GAME
         return
-    if e - s < 4 or buf[s] != 40 or buf[s + 1] != 59 or buf[e - 2] != 59 or buf[e - 1] != 41:
+    if e - s < 4 or buf[_u(s)] != 40 or buf[_u(s + 1)] != 59 or buf[_u(e - 2)] != 59 \
+            or buf[_u(e - 1)] != 41:
         row[F_STATUS] = FRAGMENT
         return
     i = s + 2
@@ -1061,17 +1074,18 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
     gm_ok = True
     ntags = 0
     while True:
-        while i < end and _is_space(buf[i]):
+        while i < end and _is_space(buf[_u(i)]):
             i += 1
         if i >= end:
             break
         ts = i
         lower = False
-        while i < end and (65 <= buf[i] <= 90 or 48 <= buf[i] <= 57 or 97 <= buf[i] <= 122):
-            lower |= buf[i] >= 97
+        while i < end and (65 <= buf[_u(i)] <= 90 or 48 <= buf[_u(i)] <= 57
+                           or 97 <= buf[_u(i)] <= 122):
+            lower |= buf[_u(i)] >= 97
             i += 1
         te = i
-        if te == ts or i >= end or buf[i] != 91:
+        if te == ts or i >= end or buf[_u(i)] != 91:
             row[F_STATUS] = FRAGMENT
             return
         if lower:  # a tag of another program, or a simulated hand's claim: the reader's
@@ -1082,7 +1096,7 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
         escaped = False
         while True:  # to the value's "]", over backslash escapes
             i = _find(buf, lanes, i, end, 93, 92)
-            if i >= end or buf[i] == 93:
+            if i >= end or buf[_u(i)] == 93:
                 break
             escaped = True
             i += 2
@@ -1096,7 +1110,7 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
             return
         code = 0
         for k in range(7):
-            code = code * 256 + (buf[ts + k] if ts + k < te else 0)
+            code = code * 256 + (buf[_u(ts + k)] if ts + k < te else 0)
         if escaped and (code == TAG_MV or code == TAG_R or code == TAG_DT or code == TAG_GM
                         or code == TAG_P0 or code == TAG_P1 or code == TAG_P2
                         or code == TAG_ID or code == TAG_SE or code == TAG_PC
@@ -1125,7 +1139,7 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
         elif code == TAG_GM:
             gm_ok = _is_word(buf, vs, ve, words[7])
         elif code == TAG_P0 or code == TAG_P1 or code == TAG_P2:
-            seat = buf[ts + 1] - 48
+            seat = buf[_u(ts + 1)] - 48
             meta[2 * seat], meta[2 * seat + 1] = vs, ve
         elif code == TAG_ID:
             meta[6], meta[7] = vs, ve
@@ -1163,19 +1177,19 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
         return
     row[F_MOVES_E] = kp
     for k in range(3):
-        kb[kp] = 31
+        kb[_u(kp)] = 31
         kp = _put_range(kb, kp + 1, buf, meta[2 * k], meta[2 * k + 1])
-    kb[kp] = 31
+    kb[_u(kp)] = 31
     kp += 1
     if has_dt:  # datetime.isoformat(): 2010-12-06T18:59:24
         kp = _put_range(kb, kp, buf, dt_s, dt_s + 10)
-        kb[kp] = 84
+        kb[_u(kp)] = 84
         kp = _put_range(kb, kp + 1, buf, dt_s + 11, dt_s + 19)
-    kb[kp] = 31
+    kb[_u(kp)] = 31
     kp = _put_range(kb, kp + 1, buf, meta[6], meta[7])
-    kb[kp] = 31
+    kb[_u(kp)] = 31
     kp = _put_range(kb, kp + 1, buf, meta[8], meta[9])
-    kb[kp] = 31
+    kb[_u(kp)] = 31
     kp += 1
     row[F_KEY_E] = kp
     cur[0] = kp
@@ -1196,40 +1210,40 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
             j -= 1
     ext = cur[3]
     for b in words[8]:  # '{"tags": {'
-        eb[ext] = b
+        eb[_u(ext)] = b
         ext += 1
     first = True
     for k in range(ntags):
         if tags[k, 5] == 0:
             continue
         if not first:
-            eb[ext] = 44
-            eb[ext + 1] = 32
+            eb[_u(ext)] = 44
+            eb[_u(ext + 1)] = 32
             ext += 2
         first = False
-        eb[ext] = 34
+        eb[_u(ext)] = 34
         ext += 1
         for p in range(tags[k, 3], tags[k, 4]):
-            eb[ext] = buf[p]
+            eb[_u(ext)] = buf[_u(p)]
             ext += 1
-        eb[ext] = 34
-        eb[ext + 1] = 58
-        eb[ext + 2] = 32
-        eb[ext + 3] = 34
+        eb[_u(ext)] = 34
+        eb[_u(ext + 1)] = 58
+        eb[_u(ext + 2)] = 32
+        eb[_u(ext + 3)] = 34
         ext += 4
         p = tags[k, 1]
         while p < tags[k, 2]:
-            b = buf[p]
+            b = buf[_u(p)]
             if b == 92:  # an ISS escape (parse_properties): the next character as it is
                 p += 1
                 if p >= tags[k, 2]:
                     break
-                b = buf[p]
+                b = buf[_u(p)]
             if b >= 32 and b < 128:
                 if b == 34 or b == 92:  # json.dumps: \" and \\
-                    eb[ext] = 92
+                    eb[_u(ext)] = 92
                     ext += 1
-                eb[ext] = b
+                eb[_u(ext)] = b
                 ext += 1
                 p += 1
                 continue
@@ -1248,13 +1262,13 @@ def _game_line(buf, lanes, s, e, row, meta, deal_out, tricks_out, calls, kb, eb,
                     return
                 code = b & (0x1F if width == 2 else (0x0F if width == 3 else 0x07))
                 for q in range(1, width):
-                    code = (code << 6) | (buf[p + q] & 0x3F)
+                    code = (code << 6) | (buf[_u(p + q)] & 0x3F)
             p += width
             ext = _put_json_escape(eb, ext, code)
-        eb[ext] = 34
+        eb[_u(ext)] = 34
         ext += 1
-    eb[ext] = 125
-    eb[ext + 1] = 125
+    eb[_u(ext)] = 125
+    eb[_u(ext + 1)] = 125
     ext += 2
     cur[3] = ext
     row[F_EXT_E] = ext
