@@ -487,6 +487,20 @@ def _cheapest_card(mask: int) -> int:
 
 
 @njit(inline="always")
+def _match(bit: int, p: int, free: int, lost: int, lp: int) -> tuple[int, int, int]:
+    """One side's trump ``bit`` (worth ``p``) in :func:`_trumps`' matching: it loses while
+    the other side has a higher trump ``free``; else it takes the place of the cheapest
+    of the side's ``lost`` trumps (points ``lp``) if it is richer."""
+    if free > 0:
+        return free - 1, lost | bit, lp + p
+    if lost:
+        w = _cheapest_card(lost)
+        if POINTS[w] < p:
+            return free, lost ^ ((np.int64(1) << w) | bit), lp + p - POINTS[w]
+    return free, lost, lp
+
+
+@njit(inline="always")
 def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, int, int, int]:
     """The trump tricks each side is sure of, whatever is played: every card is played in
     a trick of its own, and a trump loses its trick only to a higher trump of the other
@@ -534,15 +548,7 @@ def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, 
             dp += p
             if k1 == 0 and k2 == 0:
                 top += 1
-            if free > 0:
-                free -= 1
-                lost |= bit
-                lp += p
-            elif lost:
-                w = _cheapest_card(lost)
-                if POINTS[w] < p:
-                    lost ^= (np.int64(1) << w) | bit
-                    lp += p - POINTS[w]
+            free, lost, lp = _match(bit, p, free, lost, lp)
             free1 += 1
             free2 += 1
             continue
@@ -550,27 +556,11 @@ def _trumps(contract: int, declarer: int, hands: np.ndarray) -> tuple[int, int, 
         if o1 & bit:
             k1 += 1
             p1 += p
-            if free1 > 0:
-                free1 -= 1
-                lost1 |= bit
-                lp1 += p
-            elif lost1:
-                w = _cheapest_card(lost1)
-                if POINTS[w] < p:
-                    lost1 ^= (np.int64(1) << w) | bit
-                    lp1 += p - POINTS[w]
+            free1, lost1, lp1 = _match(bit, p, free1, lost1, lp1)
         else:
             k2 += 1
             p2 += p
-            if free2 > 0:
-                free2 -= 1
-                lost2 |= bit
-                lp2 += p
-            elif lost2:
-                w = _cheapest_card(lost2)
-                if POINTS[w] < p:
-                    lost2 ^= (np.int64(1) << w) | bit
-                    lp2 += p - POINTS[w]
+            free2, lost2, lp2 = _match(bit, p, free2, lost2, lp2)
     dk -= _popcount(lost)
     k1 -= _popcount(lost1)
     k2 -= _popcount(lost2)
