@@ -168,6 +168,31 @@ class GameResult:
         return (values[0], values[1], values[2])
 
 
+def played_result(declaration: Declaration, declarer: int, bid: int, ending: Ending,
+                  matadors: int, declarer_points: int, defender_points: int,
+                  declarer_tricks: int, defender_tricks: int, kontra_by: int | None = None,
+                  re: bool = False, bock: bool = False) -> GameResult:
+    """The result of a declared game that ended with these counts (R10-R17, R19, R21):
+    :meth:`GameState.result`, also for a caller that has the counts from the compiled
+    replay (the ISS kernel's verdicts, :mod:`skatlog.ingest.fast.verdicts`)."""
+    score = score_game(
+        declaration,
+        bid=bid,
+        matadors=matadors,
+        declarer_points=declarer_points,
+        declarer_tricks=declarer_tricks,
+        defender_tricks=defender_tricks,
+        defender_points=defender_points,
+        declarer_conceded=ending in (Ending.DECLARER_RESIGNED, Ending.DECLARER_ABSENT),
+        kontra=kontra_by is not None,
+        re=re,
+        bock=bock,
+    )
+    return GameResult("played", ending, declarer, bid, declaration, matadors, declarer_points,
+                      defender_points, declarer_tricks, defender_tricks, score, kontra_by, re,
+                      bock)
+
+
 class GameState:
     """A hand in progress under ``rules``. Build it from a :class:`~.deal.Deal`, feed it moves.
 
@@ -608,26 +633,11 @@ class GameState:
             outcome = "passed" if ending is Ending.ALL_PASSED else "penalty"
             return GameResult(outcome, ending, self.declarer, self.bid, None, 0,
                               0, 0, 0, 0, None, bock=self.bock)
-        declarer_conceded = ending in (Ending.DECLARER_RESIGNED, Ending.DECLARER_ABSENT)
-        mats = self.matadors()
-        score = score_game(
-            self.declaration,
-            bid=self.bid,
-            matadors=mats,
-            declarer_points=self.declarer_points,
-            declarer_tricks=self.declarer_tricks,
-            defender_tricks=self.defender_tricks,
-            defender_points=self.defender_points,
-            declarer_conceded=declarer_conceded,
-            kontra=self.kontra_by is not None,
-            re=self.re_said,
-            bock=self.bock,
-        )
-        return GameResult(
-            "played", ending, self.declarer, self.bid, self.declaration, mats,
+        assert self.declarer is not None
+        return played_result(
+            self.declaration, self.declarer, self.bid, ending, self.matadors(),
             self.declarer_points, self.defender_points, self.declarer_tricks,
-            self.defender_tricks, score, self.kontra_by, self.re_said, self.bock,
-        )
+            self.defender_tricks, self.kontra_by, self.re_said, self.bock)
 
     def _ramsch_result(self) -> GameResult:
         """R20: the skat goes with the last trick; each seat scored by the core; Bock (R21)

@@ -104,8 +104,6 @@ def replay_parsed(parsed: ParsedGame, *, checked: bool = True) -> LogGame:
     should that not end in a finished game, the record is replayed checked after all.
     """
     errors = list(parsed.errors)
-    record: GameRecord | None = None
-    value_check = "not_recorded"
     if not errors and parsed.deal is not None:
         state = new_state(parsed.deal, rules=parsed.rules, bock=parsed.bock)
         to_check = parsed.moves
@@ -125,15 +123,26 @@ def replay_parsed(parsed: ParsedGame, *, checked: bool = True) -> LogGame:
                     "truncated", "the record stops before the game is over (next: "
                     + _expected(state) + ")", parsed.line, parsed.last_move + 1))
             else:
-                record = GameRecord.from_state(state)
-                value_check, problem = check_value(record, parsed.recorded,
-                                                   early_iss=_early_iss(parsed))
-                if problem:
-                    errors.append(GameError("score_mismatch", problem, parsed.line,
-                                            parsed.last_move))
+                return finished_game(parsed, GameRecord.from_state(state), errors)
     return LogGame(
         source=parsed.source, line=parsed.line, raw=parsed.raw, format=parsed.format,
-        meta=parsed.meta, record=record, recorded=parsed.recorded, errors=tuple(errors),
+        meta=parsed.meta, record=None, recorded=parsed.recorded, errors=tuple(errors),
+        warnings=tuple(parsed.warnings), value_check="not_recorded", extra=parsed.extra,
+    )
+
+
+def finished_game(parsed: ParsedGame, record: GameRecord, errors: Iterable[GameError] = ()
+                  ) -> LogGame:
+    """The verdict on a record whose moves replayed to the finished game ``record``: its
+    recorded value checked (R18, :func:`check_value`), a difference the rules do not
+    explain an error (``score_mismatch``) after ``errors``."""
+    value_check, problem = check_value(record, parsed.recorded, early_iss=_early_iss(parsed))
+    found = list(errors)
+    if problem:
+        found.append(GameError("score_mismatch", problem, parsed.line, parsed.last_move))
+    return LogGame(
+        source=parsed.source, line=parsed.line, raw=parsed.raw, format=parsed.format,
+        meta=parsed.meta, record=record, recorded=parsed.recorded, errors=tuple(found),
         warnings=tuple(parsed.warnings), value_check=value_check, extra=parsed.extra,
     )
 

@@ -111,20 +111,29 @@ def test_escapes_and_tag_ends_at_every_byte_of_a_word(shift: int) -> None:
 ])
 def test_a_result_that_differs_is_replayed_unchecked_with_the_reference_verdict(
         result: str) -> None:
-    """A record the kernel replayed legally whose recorded result differs reaches the
-    reference validator marked ``replayed``; its moves take the engine's unchecked path and
-    the verdict is the checked replay's, JSON field for field."""
+    """A record the kernel replayed legally whose recorded result differs: a value no rule
+    explains is settled by the kernel's verdict (``score_mismatch``, .verdicts); a difference
+    that leaves the game valid reaches the reference validator marked ``replayed``, whose
+    moves take the engine's unchecked path. Either verdict is the checked replay's, JSON
+    field for field."""
+    from skatlog.ingest.sources import RawRecord
     from skatlog.ingest.validate import game_json, parse_raw, replay_parsed
 
     line = _line(f"{DEAL} 1 p 2 p 0 18 0 CO {PLAY}", result)
     batch = next(iter(fast_validate_iss(io.BytesIO((line + "\n").encode()), workers=1)))
-    [raw] = batch.slow
-    assert raw.replayed
-    trusted = replay_parsed(parse_raw(raw), checked=False)
-    checked = replay_parsed(parse_raw(raw))
-    assert game_json(trusted) == game_json(checked)
-    assert trusted.record == checked.record and trusted.record is not None
+    checked = replay_parsed(parse_raw(RawRecord("<stream>", 1, line, "iss")))
+    if checked.ok:
+        [raw] = batch.slow
+        assert raw.replayed and not batch.decided
+        trusted = replay_parsed(parse_raw(raw), checked=False)
+        assert game_json(trusted) == game_json(checked)
+        assert trusted.record == checked.record and trusted.record is not None
+    else:
+        assert [e.code for e in checked.errors] == ["score_mismatch"]
+        assert not batch.slow and [g.line for g in batch.decided] == [1]
+        assert batch.decided[0].record == checked.record
     assert [game_json(g) for g in batch.slow_games()] == [game_json(checked)]
+    assert list(batch.slow_games()) == [checked]
 
 
 def test_an_unchecked_replay_that_does_not_finish_is_replayed_checked() -> None:

@@ -1,17 +1,20 @@
 """The rejects the compiled kernel settles itself (ingest/fast/verdicts.py).
 
 A revoke, a card not held or a ``??`` card in the card play is settled by the kernel when the
-reference validator is sure to say the same; the verdict must then be the reference's
+reference validator is sure to say the same, and so is a played game whose recorded value
+the replay contradicts (``score_mismatch``); the verdict must then be the reference's
 ``LogGame`` field for field (error, message, move, rule, metadata, recorded result, extra
-tags). A fault that reading finds later in the record wins over the rule error, as in the
-reference; anything the kernel cannot be sure of (a later resignation, an odd token, an
-off-ladder bid before, a comment in the line) goes to the slow path.
+tags, and the replayed result the ``--json`` object shows). A fault that reading finds later
+in the record wins over the rule error, as in the reference; anything the kernel cannot be
+sure of (a later resignation, an odd token, an off-ladder bid before, a comment in the line)
+goes to the slow path.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import re
 
 import pytest
 
@@ -19,7 +22,7 @@ from skatlog.engine import Card
 from skatlog.ingest.fast import fast_validate_iss
 from skatlog.ingest.fast.synth import iss_line, random_record
 from skatlog.ingest.model import LogGame
-from skatlog.ingest.validate import iter_text_games
+from skatlog.ingest.validate import game_json, iter_text_games
 
 
 def _lines(count: int, seed: int) -> list[str]:
@@ -73,6 +76,10 @@ def _variants(line: str) -> dict[str, str]:
     plays = _plays(tokens)
     if not plays:
         return out
+    value = re.search(r"\bv:-?[0-9]+", tail)
+    if value and (" win " in tail or " loss " in tail):  # a value no rule explains
+        out["value_differs"] = head + " ".join(tokens) + tail.replace(value[0], "v:999")
+        out["value_differs_with_comment"] = out["value_differs"].replace("(;", "(;C[#]", 1)
     first = plays[0]
     seat = int(tokens[first])
     deal = tokens[1].split(".")
@@ -108,7 +115,7 @@ def _variants(line: str) -> dict[str, str]:
 
 
 #: Kinds the kernel settles; the others must reach the reference validator.
-SETTLED = {"not_held", "unknown_card", "revoke", "revoke_then_unknown"}
+SETTLED = {"not_held", "unknown_card", "revoke", "revoke_then_unknown", "value_differs"}
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +147,9 @@ def test_settled_rejects_are_the_reference_verdicts(variants, workers: int) -> N
     got, settled, slow = _verdicts(text, workers)
     # every record the kernel did not accept, in file order, equal to the reference's
     assert got == [g for g in reference if g.line in {x.line for x in got}]
+    # (a game record compares without its result: the --json objects show the results)
+    assert [game_json(g) for g in got] == \
+        [game_json(g) for g in reference if g.line in {x.line for x in got}]
     assert {g.line for g in reference if not g.ok} <= {g.line for g in got}
     kinds = {line: kind for line, (kind, _) in enumerate(variants, 1)}
     codes = {g.line: g.errors[0].code for g in got if g.errors}
@@ -150,14 +160,19 @@ def test_settled_rejects_are_the_reference_verdicts(variants, workers: int) -> N
         if line in settled or line in slow:
             by_kind.setdefault(kind, set()).add("settled" if line in settled else "slow")
     for kind in ("revoke_then_resign", "revoke_then_dangling", "revoke_then_not_a_card",
-                 "revoke_with_comment", "off_ladder_then_unknown"):
+                 "revoke_with_comment", "off_ladder_then_unknown",
+                 "value_differs_with_comment"):
         assert by_kind.get(kind) == {"slow"}, (kind, by_kind.get(kind))
-    for kind in ("not_held", "unknown_card", "revoke_then_unknown"):
+    for kind in ("not_held", "unknown_card", "revoke_then_unknown", "value_differs"):
         assert by_kind.get(kind) == {"settled"}, (kind, by_kind.get(kind))
     assert "settled" in by_kind["revoke"]  # (a swap that is a legal play is accepted)
     later = [g for g in got if kinds[g.line] == "revoke_then_unknown"]
     assert later and all(g.errors[0].code == "corrupt_card" for g in later)
-    assert {codes[line] for line in settled} == {"revoke", "card_not_in_hand", "corrupt_card"}
+    assert {codes[line] for line in settled} == {"revoke", "card_not_in_hand", "corrupt_card",
+                                                 "score_mismatch"}
+    differs = [g for g in got if kinds[g.line] == "value_differs"]
+    assert differs and all(g.value_check == "score_mismatch" and g.record is not None
+                           for g in differs)
 
 
 def test_a_fast_ingest_stores_the_reference_ingests_rejects(variants, tmp_path) -> None:

@@ -13,7 +13,8 @@ game and compute exactly these values, and the recorded result agrees with them.
 status (a rule error, a ``??`` card, a value that differs from the record, anything unusual)
 sends the line to the slow path, the reference validator, which gives the precise diagnosis;
 except a revoke, a card not held or a ``??`` card in the card play that the reference is sure
-to reject the same way (``F_DECIDED``, :func:`_decided`), whose verdict
+to reject the same way (``F_DECIDED``, :func:`_decided`), and a played game whose recorded
+result differs (its key and move text kept), whose verdicts
 :mod:`skatlog.ingest.fast.verdicts` builds without the slow path.
 """
 
@@ -1284,8 +1285,8 @@ def scan_chunk(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb, flags
     ``deals`` (n x 32 uint8), ``tricks`` (n x 10 x 5 int8). Auction calls go to ``calls``
     (m x 3 int16: seat, kind, value), the game-id keys and move texts to ``kb``, the extra
     JSON to ``eb`` (sizes: see :func:`skatlog.ingest.fast.columns.buffers_for`). Rows whose
-    status is not OK have no valid key, calls or JSON. Returns (rows, calls, key bytes,
-    extra bytes) used.
+    status is neither OK nor RESULT_DIFFERS have no valid key, calls or JSON. Returns (rows,
+    calls, key bytes, extra bytes) used.
     """
     cur = np.zeros(4, dtype=np.int64)  # key pos, call pos, (unused), extra pos
     hands = np.zeros(3, dtype=np.int64)
@@ -1329,7 +1330,10 @@ def _scan_lines(buf, tabs, words, rows, meta, deals, tricks, calls, kb, eb, flag
         key0, call0, ext0 = cur[0], cur[1], cur[3]
         _game_line(buf, lanes, s, e, row, meta[g], deal_tmp, trick_tmp, calls, kb, eb, cur, tabs,
                    words, hands, taken_p, taken_t, trick, tags, flags)
-        if row[F_STATUS] != OK:  # only accepted games keep their key, calls and JSON
+        status = row[F_STATUS]
+        if status != OK and status != RESULT_DIFFERS:  # only accepted games, and games whose
+            # record differs (their verdict reads the move text, .verdicts), keep their key,
+            # calls and JSON
             cur[0], cur[1], cur[3] = key0, call0, ext0
         if row[F_STATUS] != NO_GAME:
             for k in range(32):

@@ -5,8 +5,9 @@ kernel over its chunk and builds the archive tables of the games it accepted. Ev
 kernel did not accept (an error, ``??``, a value that differs from the record, anything it is
 not sure about) comes back as a :class:`~skatlog.ingest.sources.RawRecord` for the slow path,
 the reference validator (:func:`skatlog.ingest.validate.replay_parsed`), which gives the
-precise diagnosis; except the rejects the kernel settles itself (a revoke, a card not held, a
-``??`` card, :mod:`.verdicts`), whose verdicts come back ready. Batches come back in file order.
+precise diagnosis; except the records the kernel settles itself (a revoke, a card not held, a
+``??`` card, a played game whose recorded value no rule explains, :mod:`.verdicts`), whose
+verdicts come back ready. Batches come back in file order.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ..sources import RawRecord, iter_lines_records
 from . import iss_kernel as K
 from .columns import ChunkScan, archive_tables, scan
 from .stream import CHUNK_BYTES, iter_chunks, open_binary
-from .verdicts import decided_game, settled_rows
+from .verdicts import decided_game, differing_game, differing_rows, settled_rows
 
 #: Names of the kernel's status codes (0 = accepted; 1-12 = model.ERROR_CODES).
 STATUS_NAMES = {
@@ -184,19 +185,27 @@ def _line(game: LogGame) -> int:
 
 
 def _decided_games(scan_: ChunkScan, source: str) -> tuple[list[LogGame], np.ndarray]:
-    """The verdicts of the rejects the kernel settled (:mod:`.verdicts`), and the mask of
-    their rows; a row whose text the record splitter would cut otherwise (a comment, a
-    byte-order mark), or that the reader sees otherwise, stays for the slow path."""
+    """The verdicts of the rejects the kernel settled and of the played games whose recorded
+    result differs (:mod:`.verdicts`), in file order, and the mask of their rows; a row whose
+    text the record splitter would cut otherwise (a comment, a byte-order mark), or that the
+    reader sees otherwise, stays for the slow path."""
     rows = scan_.rows
     done = np.zeros(len(rows), dtype=bool)
     games: list[LogGame] = []
-    for r in settled_rows(rows):
+    settled = settled_rows(rows)
+    differing = differing_rows(rows)
+    for r in np.union1d(settled, differing) if len(differing) else settled:
         row = rows[r]
         text = scan_.chunk[row[K.F_START]:row[K.F_END]].decode("utf-8", "replace")
         if not _whole_record(text):
             continue
-        game = decided_game(text.strip(), source, int(row[K.F_LINE]) + scan_.first_line,
-                            scan_.rules, row)
+        line = int(row[K.F_LINE]) + scan_.first_line
+        if row[K.F_STATUS] == K.RESULT_DIFFERS:
+            moves = scan_.keys[row[K.F_MOVES_S]:row[K.F_MOVES_E]].tobytes().decode("ascii")
+            game = differing_game(text.strip(), source, line, scan_.rules, row,
+                                  scan_.deals[r], moves)
+        else:
+            game = decided_game(text.strip(), source, line, scan_.rules, row)
         if game is not None:
             games.append(game)
             done[r] = True
