@@ -22,6 +22,8 @@ Speed comes from these:
   side must give to these tricks (:func:`_cheapest`), and the plain-suit winners the
   leader can cash now while both others must follow (:func:`_cash`), and the declarer on
   lead with enough top trumps drawing them and then cashing (:func:`_draw_and_cash`);
+  all of these only after the table is probed and did not cut (about half the probes cut,
+  and the sure amounts are then wasted work: CPU -5 %, nodes +2 % exact, even won/lost);
 * a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
   by the three hands and the leader (a value is the gain *from* the position, so it holds
   whichever way the position was reached); the hands are first made canonical
@@ -913,16 +915,8 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     top = _popcount(remaining) // 3
                 else:
                     top = 1 if remaining != 0 else 0
-                low_b = dk = dp = fk = fp = n_top = 0
-                if mode != MODE_NULL and remaining != 0:
-                    dk, dp, fk, fp, n_top = _trumps(contract, declarer, hands)
-                    low_b, top = _trump_bounds(contract, declarer, mode, hands, top, dk, dp,
-                                               fk, fp)
                 if remaining == 0:
                     ret = 0
-                    done = True
-                elif low_b >= beta:
-                    ret = low_b
                     done = True
                 elif alpha >= top:
                     ret = top
@@ -958,7 +952,17 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                                 best_move = _from_canonical(run, contract, stored,
                                                             remaining)
                     if not done and mode != MODE_NULL:
-                        if leader == declarer:
+                        # the sure tricks only now: a table hit that cuts makes them wasted
+                        dk, dp, fk, fp, n_top = _trumps(contract, declarer, hands)
+                        low_b, top = _trump_bounds(contract, declarer, mode, hands, top, dk,
+                                                   dp, fk, fp)
+                        if low_b >= be[d]:
+                            ret = low_b
+                            done = True
+                        elif al[d] >= top:
+                            ret = top
+                            done = True
+                        elif leader == declarer:
                             sure_low = _cash_bounds(contract, declarer, mode, hands, leader,
                                                     low_b, top, dk, dp, fk, fp, n_top)[0]
                             if sure_low >= be[d]:
