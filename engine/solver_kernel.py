@@ -49,7 +49,8 @@ Speed comes from these:
 * a cheap node (about 100 ns): the helpers the loop calls take and return scalars (an
   array passed to a helper made numba count its references, atomically, at every child:
   17 % of the time), bits are counted by the CPU (:mod:`.bits`), and the walks over
-  cards below a card, the trumps and the runs are precomputed tables.
+  cards below a card, the trumps and the runs are precomputed tables, and whether any of
+  a hand's cards beats the card winning a trick is one mask test (``BEATEN_BY``).
 
 :func:`minimax` is the plain reference search (no pruning, no table, no merging) that the
 tests and ``bench/solver.py --check`` hold the solver to.
@@ -306,21 +307,30 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
         scores[j + 1] = s
 
 
+def _beaten_by() -> np.ndarray:
+    """BEATEN_BY[contract, card] -> the mask of the cards that beat ``card`` when it is
+    winning a trick (``core.beats``)."""
+    out = np.zeros((core.N_CONTRACTS, 32), dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        for best in range(32):
+            out[k, best] = sum(1 << c for c in range(32) if core.beats(k, c, best))
+    return out
+
+
+BEATEN_BY = _beaten_by()
+
+
 @njit(inline="always")
 def _beaten(contract: int, card: int, cards: int) -> bool:
     """Whether one of ``cards`` beats ``card``, the card now winning the trick."""
-    while cards:
-        low = cards & -cards
-        cards ^= low
-        if core.beats(contract, _popcount(low - 1), card):
-            return True
-    return False
+    return cards & BEATEN_BY[contract, card] != 0
 
 
 @njit(inline="always")
 def _strongest(contract: int, card: int, cards: int) -> int:
     """The card that wins a trick now won by ``card`` once the strongest of ``cards`` is
-    played to it."""
+    played to it (only the cards that beat ``card`` can be it)."""
+    cards &= BEATEN_BY[contract, card]
     while cards:
         low = cards & -cards
         cards ^= low
