@@ -38,6 +38,8 @@ Speed comes from these:
   play to win it (:func:`_lead_wins`; the declarer's plain-suit winners before his trumps),
   then the declarer's other trumps: the jacks from the top, then the trump suit's cards
   cheapest first (before: its ace and ten first; nodes -15 % exact, -10 to -35 % won/lost);
+  when the defenders hold no trump, the declarer's trumps come after all his plain cards
+  (nodes -10 to -20 % exact, mean -3 to -20 % won/lost);
   second to play, the cards after which the mover's side takes the trick whatever the
   third player plays, the richest first, else the cheapest (:func:`_second_hand`, which
   looks at the third player's cards); last to play, take a trick the opponents are winning
@@ -283,6 +285,10 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
                 s += 1 << 30
                 if mine and EFFECTIVE[contract, c] != core.TRUMP:  # his side winners first
                     s += 1 << 20
+                elif mine and (second | third) & core.SUIT_MASK[contract, core.TRUMP] == 0:
+                    # his trumps when the defenders have none: they draw nothing, so after
+                    # his plain cards, even those that may lose
+                    s = -100000 + pw * 16 + p
             elif mine and EFFECTIVE[contract, c] == core.TRUMP:
                 # a trump of his that may lose: still the jacks from the top (power 197-200,
                 # 2 points), then the trump suit's cards cheapest first (power 100-106:
