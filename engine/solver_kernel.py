@@ -22,6 +22,8 @@ Speed comes from these:
   side must give to these tricks (:func:`_cheapest`), and the plain-suit winners the
   leader can cash now while both others must follow (:func:`_cash`), and the declarer on
   lead with enough top trumps drawing them and then cashing (:func:`_draw_and_cash`);
+  all of these only after the table is probed and did not cut (about half the probes cut,
+  and the sure amounts are then wasted work: CPU -5 %, nodes +2 % exact, even won/lost);
 * a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
   by the three hands and the leader (a value is the gain *from* the position, so it holds
   whichever way the position was reached); the hands are first made canonical
@@ -33,7 +35,11 @@ Speed comes from these:
 * move ordering: the table's lead first (tried before the other leads are scored and
   sorted, which is done only when it does not cut: scoring a lead looks at both other
   hands; this spares about a tenth of the CPU), then leads that take the trick when all three
-  play to win it (:func:`_lead_wins`; the declarer's plain-suit winners before his trumps);
+  play to win it (:func:`_lead_wins`; the declarer's plain-suit winners before his trumps),
+  then the declarer's other trumps: the jacks from the top, then the trump suit's cards
+  cheapest first (before: its ace and ten first; nodes -15 % exact, -10 to -35 % won/lost);
+  when the defenders hold no trump, the declarer's trumps come after all his plain cards
+  (nodes -10 to -20 % exact, mean -3 to -20 % won/lost);
   second to play, the cards after which the mover's side takes the trick whatever the
   third player plays, the richest first, else the cheapest (:func:`_second_hand`, which
   looks at the third player's cards); last to play, take a trick the opponents are winning
@@ -47,7 +53,8 @@ Speed comes from these:
 * a cheap node (about 100 ns): the helpers the loop calls take and return scalars (an
   array passed to a helper made numba count its references, atomically, at every child:
   17 % of the time), bits are counted by the CPU (:mod:`.bits`), and the walks over
-  cards below a card, the trumps and the runs are precomputed tables.
+  cards below a card, the trumps and the runs are precomputed tables, and whether any of
+  a hand's cards beats the card winning a trick is one mask test (``BEATEN_BY``).
 
 :func:`minimax` is the plain reference search (no pruning, no table, no merging) that the
 tests and ``bench/solver.py --check`` hold the solver to.
@@ -272,10 +279,21 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
                 s = pw * 16 + p
             else:
                 s = -100000 + pw * 16 + p
-            if not null and _lead_wins(contract, mine, c, second, third, declarer, leader):
+            if null:
+                pass
+            elif _lead_wins(contract, mine, c, second, third, declarer, leader):
                 s += 1 << 30
                 if mine and EFFECTIVE[contract, c] != core.TRUMP:  # his side winners first
                     s += 1 << 20
+                elif mine and (second | third) & core.SUIT_MASK[contract, core.TRUMP] == 0:
+                    # his trumps when the defenders have none: they draw nothing, so after
+                    # his plain cards, even those that may lose
+                    s = -100000 + pw * 16 + p
+            elif mine and EFFECTIVE[contract, c] == core.TRUMP:
+                # a trump of his that may lose: still the jacks from the top (power 197-200,
+                # 2 points), then the trump suit's cards cheapest first (power 100-106:
+                # points outweigh it), not its ace and ten first; still above his plain cards
+                s = 2048 - p * 16 + pw
         elif n == 1 and not null:
             s = _second_hand(contract, mine, (leader + 2) % 3 == declarer, t0, c, p, pw,
                              third)
@@ -304,21 +322,30 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
         scores[j + 1] = s
 
 
+def _beaten_by() -> np.ndarray:
+    """BEATEN_BY[contract, card] -> the mask of the cards that beat ``card`` when it is
+    winning a trick (``core.beats``)."""
+    out = np.zeros((core.N_CONTRACTS, 32), dtype=np.int64)
+    for k in range(core.N_CONTRACTS):
+        for best in range(32):
+            out[k, best] = sum(1 << c for c in range(32) if core.beats(k, c, best))
+    return out
+
+
+BEATEN_BY = _beaten_by()
+
+
 @njit(inline="always")
 def _beaten(contract: int, card: int, cards: int) -> bool:
     """Whether one of ``cards`` beats ``card``, the card now winning the trick."""
-    while cards:
-        low = cards & -cards
-        cards ^= low
-        if core.beats(contract, _popcount(low - 1), card):
-            return True
-    return False
+    return cards & BEATEN_BY[contract, card] != 0
 
 
 @njit(inline="always")
 def _strongest(contract: int, card: int, cards: int) -> int:
     """The card that wins a trick now won by ``card`` once the strongest of ``cards`` is
-    played to it."""
+    played to it (only the cards that beat ``card`` can be it)."""
+    cards &= BEATEN_BY[contract, card]
     while cards:
         low = cards & -cards
         cards ^= low
@@ -913,16 +940,8 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     top = _popcount(remaining) // 3
                 else:
                     top = 1 if remaining != 0 else 0
-                low_b = dk = dp = fk = fp = n_top = 0
-                if mode != MODE_NULL and remaining != 0:
-                    dk, dp, fk, fp, n_top = _trumps(contract, declarer, hands)
-                    low_b, top = _trump_bounds(contract, declarer, mode, hands, top, dk, dp,
-                                               fk, fp)
                 if remaining == 0:
                     ret = 0
-                    done = True
-                elif low_b >= beta:
-                    ret = low_b
                     done = True
                 elif alpha >= top:
                     ret = top
@@ -958,7 +977,17 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                                 best_move = _from_canonical(run, contract, stored,
                                                             remaining)
                     if not done and mode != MODE_NULL:
-                        if leader == declarer:
+                        # the sure tricks only now: a table hit that cuts makes them wasted
+                        dk, dp, fk, fp, n_top = _trumps(contract, declarer, hands)
+                        low_b, top = _trump_bounds(contract, declarer, mode, hands, top, dk,
+                                                   dp, fk, fp)
+                        if low_b >= be[d]:
+                            ret = low_b
+                            done = True
+                        elif al[d] >= top:
+                            ret = top
+                            done = True
+                        elif leader == declarer:
                             sure_low = _cash_bounds(contract, declarer, mode, hands, leader,
                                                     low_b, top, dk, dp, fk, fp, n_top)[0]
                             if sure_low >= be[d]:
