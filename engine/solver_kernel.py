@@ -277,25 +277,25 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
         if n == 0:  # leading: the declarer from the top, defenders plain suits first
             if null:
                 s = -pw if mine else pw
-            elif mine or EFFECTIVE[contract, c] != core.TRUMP:
-                s = pw * 16 + p
             else:
-                s = -100000 + pw * 16 + p
-            if null:
-                pass
-            elif _lead_wins(contract, mine, c, second, third, declarer, leader):
-                s += 1 << 30
-                if mine and EFFECTIVE[contract, c] != core.TRUMP:  # his side winners first
-                    s += 1 << 20
-                elif mine and (second | third) & core.SUIT_MASK[contract, core.TRUMP] == 0:
-                    # his trumps when the defenders have none: they draw nothing, so after
-                    # his plain cards, even those that may lose
+                if mine or EFFECTIVE[contract, c] != core.TRUMP:
+                    s = pw * 16 + p
+                else:
                     s = -100000 + pw * 16 + p
-            elif mine and EFFECTIVE[contract, c] == core.TRUMP:
-                # a trump of his that may lose: still the jacks from the top (power 197-200,
-                # 2 points), then the trump suit's cards cheapest first (power 100-106:
-                # points outweigh it), not its ace and ten first; still above his plain cards
-                s = 2048 - p * 16 + pw
+                if _lead_wins(contract, mine, c, second, third, declarer, leader):
+                    s += 1 << 30
+                    if mine and EFFECTIVE[contract, c] != core.TRUMP:  # his side winners first
+                        s += 1 << 20
+                    elif mine and (second | third) & core.SUIT_MASK[contract, core.TRUMP] == 0:
+                        # his trumps when the defenders have none: they draw nothing, so after
+                        # his plain cards, even those that may lose
+                        s = -100000 + pw * 16 + p
+                elif mine and EFFECTIVE[contract, c] == core.TRUMP:
+                    # a trump of his that may lose: still the jacks from the top (power
+                    # 197-200, 2 points), then the trump suit's cards cheapest first (power
+                    # 100-106: points outweigh it), not its ace and ten first; still above
+                    # his plain cards
+                    s = 2048 - p * 16 + pw
         elif n == 1 and not null:
             s = _second_hand(contract, mine, (leader + 2) % 3 == declarer, t0, c, p, pw,
                              third)
