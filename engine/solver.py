@@ -37,6 +37,11 @@ NEED_POINTS, NEED_ALL_TRICKS, NEED_NO_TRICK, NEED_UNWINNABLE = "points", "all tr
     "no trick", "unwinnable"
 
 
+#: Where :meth:`Solver._exact` places each null window in ``[lower, upper]`` (0.5 would be
+#: bisection): measured on the rules bot's hands, 0.85-0.95 spend the fewest nodes.
+PROBE_FROM_ABOVE = 0.9
+
+
 @dataclass(frozen=True)
 class Position:
     """A moment of the card play with every card known.
@@ -211,10 +216,16 @@ class Solver:
         return value
 
     def _exact(self, pos: Position, mode: int) -> int:
-        """The exact future gain, by bisection over null windows: each search asks "at
-        least ``beta``?" and its fail-soft answer narrows ``[lower, upper]`` (often by more
-        than half); the table carries what one window learnt into the next. Fewer nodes
-        than one wide window, whose bounds are rarely tight enough to cut."""
+        """The exact future gain, by null windows: each search asks "at least ``beta``?"
+        and its fail-soft answer narrows ``[lower, upper]``; the table carries what one
+        window learnt into the next. Fewer nodes than one wide window, whose bounds are
+        rarely tight enough to cut.
+
+        The windows are not halves: a "yes" must try every card of both defenders and a
+        "no" every card of the declarer only, so a "yes" costs several times a "no". Each
+        window is placed :data:`PROBE_FROM_ABOVE` of the way up ``[lower, upper]``: cheap
+        "no"s come down from above, and the dear "yes"s fall near the value (nodes a hand
+        -10 to -15 % against bisection on 100-200 hands, median and mean)."""
         if pos.over:
             return 0
         lower = 0
@@ -226,7 +237,7 @@ class Solver:
         else:
             upper = 1
         while lower < upper:
-            beta = (lower + upper + 1) // 2
+            beta = lower + 1 + int((upper - lower - 1) * PROBE_FROM_ABOVE + 0.5)
             g = self._future(pos, mode, beta - 1, beta)
             if g < beta:
                 upper = g
