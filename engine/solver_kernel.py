@@ -60,7 +60,9 @@ Speed comes from these:
   array passed to a helper made numba count its references, atomically, at every child:
   17 % of the time), bits are counted by the CPU (:mod:`.bits`), and the walks over
   cards below a card, the trumps and the runs are precomputed tables, and whether any of
-  a hand's cards beats the card winning a trick is one mask test (``BEATEN_BY``).
+  a hand's cards beats the card winning a trick is one mask test (``BEATEN_BY``); the
+  explicit stack is one array, a row a depth (before: twenty arrays, whose addresses the
+  loop kept reloading from the machine stack; CPU -6 %).
 
 :func:`minimax` is the plain reference search (no pruning, no table, no merging) that the
 tests and ``bench/solver.py --check`` hold the solver to.
@@ -101,6 +103,11 @@ NO_BOUND = 127
 FILTER_SHIFT = 2
 FILTER_ROWS = TT_SIZE >> (FILTER_SHIFT + 6)
 MAX_DEPTH = 32
+#: The columns of the search's explicit stack, one row a depth (one array: the loop keeps
+#: one base address, not twenty).
+(S_N, S_T0, S_T1, S_LEAD, S_REST, S_AL, S_BE, S_A0, S_B0, S_BEST, S_CHOSEN, S_COUNT, S_IDX,
+ S_LAZY, S_CUR, S_GAIN, S_SLOT, S_KEY1, S_KEY2) = range(19)
+STACK_COLS = 20
 #: SEAT[i] -> i % 3 for the seats counted on from a leader (no signed modulo in the loop).
 SEAT = np.array([0, 1, 2, 0, 1, 2], dtype=np.int64)
 #: Trick boundaries with at most this many cards a hand are solved by :func:`_endgame`.
@@ -913,7 +920,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
     ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, anything between exact.
     ``rest`` is the card points left in the three hands; ``hands`` is restored on return.
 
-    Written with an explicit stack (one row of the arrays below per card played), not by
+    Written with an explicit stack (``st``: one row per card played), not by
     recursion: numba cannot cache a recursive function."""
     contract = ctx[CTX_CONTRACT]
     declarer = ctx[CTX_DECLARER]
@@ -923,32 +930,14 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
     pm = 1 if mode == MODE_POINTS else 0
     moves = np.empty((MAX_DEPTH, 12), dtype=np.int64)
     scores = np.empty(12, dtype=np.int64)
-    count = np.zeros(MAX_DEPTH, dtype=np.int64)
-    idx = np.zeros(MAX_DEPTH, dtype=np.int64)
-    al = np.zeros(MAX_DEPTH, dtype=np.int64)
-    be = np.zeros(MAX_DEPTH, dtype=np.int64)
-    a0 = np.zeros(MAX_DEPTH, dtype=np.int64)
-    b0 = np.zeros(MAX_DEPTH, dtype=np.int64)
-    best = np.zeros(MAX_DEPTH, dtype=np.int64)
-    chosen = np.zeros(MAX_DEPTH, dtype=np.int64)
-    slots = np.zeros(MAX_DEPTH, dtype=np.int64)
-    key1s = np.zeros(MAX_DEPTH, dtype=np.int64)
-    key2s = np.zeros(MAX_DEPTH, dtype=np.int64)
-    gain = np.zeros(MAX_DEPTH, dtype=np.int64)
-    cur = np.zeros(MAX_DEPTH, dtype=np.int64)
-    ns = np.zeros(MAX_DEPTH, dtype=np.int64)
-    t0s = np.zeros(MAX_DEPTH, dtype=np.int64)
-    t1s = np.zeros(MAX_DEPTH, dtype=np.int64)
-    leads = np.zeros(MAX_DEPTH, dtype=np.int64)
-    rests = np.zeros(MAX_DEPTH, dtype=np.int64)
-    lazy = np.zeros(MAX_DEPTH, dtype=np.bool_)
-    ns[0] = n
-    t0s[0] = t0
-    t1s[0] = t1
-    leads[0] = leader
-    rests[0] = rest
-    al[0] = alpha
-    be[0] = beta
+    st = np.zeros((MAX_DEPTH, STACK_COLS), dtype=np.int64)  # the stack: a row a depth
+    st[0, S_N] = n
+    st[0, S_T0] = t0
+    st[0, S_T1] = t1
+    st[0, S_LEAD] = leader
+    st[0, S_REST] = rest
+    st[0, S_AL] = alpha
+    st[0, S_BE] = beta
     d = 0
     ret = 0
     entering = True
@@ -957,22 +946,22 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
         if entering:  # ------------------------------------------------ a new node d
             entering = False
             nodes += 1
-            n = ns[d]
-            leader = leads[d]
-            t0 = t0s[d]
-            t1 = t1s[d]
-            alpha = al[d]
-            beta = be[d]
-            a0[d] = alpha
-            b0[d] = beta
-            slots[d] = -1
+            n = st[d, S_N]
+            leader = st[d, S_LEAD]
+            t0 = st[d, S_T0]
+            t1 = st[d, S_T1]
+            alpha = st[d, S_AL]
+            beta = st[d, S_BE]
+            st[d, S_A0] = alpha
+            st[d, S_B0] = beta
+            st[d, S_SLOT] = -1
             best_move = -1
             mover = SEAT[leader + n]
             done = False
             if n == 0:
                 remaining = hands[0] | hands[1] | hands[2]
                 if mode == MODE_POINTS:
-                    top = rests[d]
+                    top = st[d, S_REST]
                 elif mode == MODE_TRICKS:
                     top = _popcount(remaining) // 3
                 else:
@@ -1008,9 +997,9 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                             done = True
                         else:
                             if low > alpha:
-                                al[d] = low
+                                st[d, S_AL] = low
                             if high < beta:
-                                be[d] = high
+                                st[d, S_BE] = high
                             if stored >= 0:
                                 best_move = _from_canonical(run, contract, stored,
                                                             remaining)
@@ -1019,27 +1008,27 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                         dk, dp, fk, fp, n_top = _trumps(contract, declarer, hands)
                         low_b, top = _trump_bounds(contract, declarer, mode, hands, top, dk,
                                                    dp, fk, fp)
-                        if low_b >= be[d]:
+                        if low_b >= st[d, S_BE]:
                             ret = low_b
                             done = True
-                        elif al[d] >= top:
+                        elif st[d, S_AL] >= top:
                             ret = top
                             done = True
                         elif leader == declarer:
                             sure_low = _cash_bounds(contract, declarer, mode, hands, leader,
                                                     low_b, top, dk, dp, fk, fp, n_top)[0]
-                            if sure_low >= be[d]:
+                            if sure_low >= st[d, S_BE]:
                                 ret = sure_low
                                 done = True
                         else:
                             high = _cash_bounds(contract, declarer, mode, hands, leader,
                                                 low_b, top, dk, dp, fk, fp, n_top)[1]
-                            if al[d] >= high:
+                            if st[d, S_AL] >= high:
                                 ret = high
                                 done = True
-                    slots[d] = slot
-                    key1s[d] = key1
-                    key2s[d] = key2
+                    st[d, S_SLOT] = slot
+                    st[d, S_KEY1] = key1
+                    st[d, S_KEY2] = key2
                 follow = np.int64(-1)
             else:
                 remaining = hands[0] | hands[1] | hands[2] | (np.int64(1) << t0)
@@ -1050,11 +1039,11 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 if d == 0:
                     break
                 d -= 1
-                mover = SEAT[leads[d] + ns[d]]
-                hands[mover] ^= np.int64(1) << cur[d]
-                best[d], chosen[d], al[d], be[d] = _fold(
-                    gain[d] + ret, (mover == declarer) != (mode == MODE_NULL), cur[d], best[d],
-                    chosen[d], al[d], be[d])
+                mover = SEAT[st[d, S_LEAD] + st[d, S_N]]
+                hands[mover] ^= np.int64(1) << st[d, S_CUR]
+                st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE] = _fold(
+                    st[d, S_GAIN] + ret, (mover == declarer) != (mode == MODE_NULL),
+                    st[d, S_CUR], st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE])
             else:
                 legal = core.legal_cards(hands[mover], follow)
                 row = moves[d]
@@ -1063,7 +1052,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 if n == 1:
                     third = core.legal_cards(third, follow)
                 at = -1
-                lazy[d] = False
+                st[d, S_LAZY] = 0
                 if best_move >= 0:
                     for i in range(c_n):
                         if row[i] == best_move:
@@ -1073,91 +1062,91 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                     for i in range(at, 0, -1):
                         row[i] = row[i - 1]
                     row[0] = best_move
-                    lazy[d] = True
+                    st[d, S_LAZY] = 1
                 else:
                     _order(contract, declarer, mover, leader, n, t0, t1, row, c_n,
                            scores, hands[SEAT[leader + 1]], third)
-                count[d] = c_n
-                idx[d] = 0
+                st[d, S_COUNT] = c_n
+                st[d, S_IDX] = 0
                 maximize = (mover == declarer) != (mode == MODE_NULL)
-                best[d] = -1 if maximize else 1 << 20
-                chosen[d] = -1
+                st[d, S_BEST] = -1 if maximize else 1 << 20
+                st[d, S_CHOSEN] = -1
         # ---------------------------------------------------- the next card of node d
-        n = ns[d]
-        leader = leads[d]
+        n = st[d, S_N]
+        leader = st[d, S_LEAD]
         mover = SEAT[leader + n]
         maximize = (mover == declarer) != (mode == MODE_NULL)
-        if idx[d] >= count[d] or al[d] >= be[d]:  # node d is finished
-            value = best[d]
-            slot = slots[d]
+        if st[d, S_IDX] >= st[d, S_COUNT] or st[d, S_AL] >= st[d, S_BE]:  # node d is finished
+            value = st[d, S_BEST]
+            slot = st[d, S_SLOT]
             if slot >= 0:
                 low = 0
                 high = NO_BOUND
-                if (_written(table, slot, gen) and table[slot, 0] == key1s[d]
-                        and (table[slot, 1] & KEY2_MASK) == key2s[d]):
+                if (_written(table, slot, gen) and table[slot, 0] == st[d, S_KEY1]
+                        and (table[slot, 1] & KEY2_MASK) == st[d, S_KEY2]):
                     e2 = table[slot, 1]
                     low = (e2 >> KEY2_BITS) & 127
                     high = (e2 >> (KEY2_BITS + 7)) & 127
                 v = min(max(value, 0), NO_BOUND)  # values are 0..120: clipping is a no-op
-                if value <= a0[d]:
+                if value <= st[d, S_A0]:
                     high = min(high, v)
-                elif value >= b0[d]:
+                elif value >= st[d, S_B0]:
                     low = max(low, v)
                 else:
                     low = v
                     high = v
                 stored = -1
-                if chosen[d] >= 0:
-                    stored = _to_canonical(run, contract, chosen[d],
+                if st[d, S_CHOSEN] >= 0:
+                    stored = _to_canonical(run, contract, st[d, S_CHOSEN],
                                            hands[0] | hands[1] | hands[2])
-                table[slot, 0] = key1s[d]
-                table[slot, 1] = (key2s[d] | (low << KEY2_BITS) | (high << (KEY2_BITS + 7))
+                table[slot, 0] = st[d, S_KEY1]
+                table[slot, 1] = (st[d, S_KEY2] | (low << KEY2_BITS) | (high << (KEY2_BITS + 7))
                                   | ((stored + 1) << (KEY2_BITS + 14)))
                 _mark(table, slot, gen)
             ret = value
             if d == 0:
                 break
             d -= 1
-            mover = SEAT[leads[d] + ns[d]]
-            hands[mover] ^= np.int64(1) << cur[d]
-            best[d], chosen[d], al[d], be[d] = _fold(
-                gain[d] + ret, (mover == declarer) != (mode == MODE_NULL), cur[d], best[d],
-                chosen[d], al[d], be[d])
+            mover = SEAT[st[d, S_LEAD] + st[d, S_N]]
+            hands[mover] ^= np.int64(1) << st[d, S_CUR]
+            st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE] = _fold(
+                st[d, S_GAIN] + ret, (mover == declarer) != (mode == MODE_NULL),
+                st[d, S_CUR], st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE])
             continue
-        if lazy[d] and idx[d] == 1:  # the table's lead did not cut: order the rest
-            lazy[d] = False
+        if st[d, S_LAZY] and st[d, S_IDX] == 1:  # the table's lead did not cut: order the rest
+            st[d, S_LAZY] = 0
             _order(contract, declarer, mover, leader, 0, -1, -1, moves[d, 1:],
-                   count[d] - 1, scores, hands[SEAT[leader + 1]], hands[SEAT[leader + 2]])
-        c = moves[d, idx[d]]
-        idx[d] += 1
-        cur[d] = c
+                   st[d, S_COUNT] - 1, scores, hands[SEAT[leader + 1]], hands[SEAT[leader + 2]])
+        c = moves[d, st[d, S_IDX]]
+        st[d, S_IDX] += 1
+        st[d, S_CUR] = c
         hands[mover] ^= np.int64(1) << c
-        t0 = t0s[d]
-        t1 = t1s[d]
+        t0 = st[d, S_T0]
+        t1 = st[d, S_T1]
         if n < 2:
-            gain[d] = 0
-            ns[d + 1] = n + 1
-            t0s[d + 1] = c if n == 0 else t0
-            t1s[d + 1] = c if n == 1 else -1
-            leads[d + 1] = leader
+            st[d, S_GAIN] = 0
+            st[d + 1, S_N] = n + 1
+            st[d + 1, S_T0] = c if n == 0 else t0
+            st[d + 1, S_T1] = c if n == 1 else -1
+            st[d + 1, S_LEAD] = leader
         else:
             winner = SEAT[leader + core.trick_winner(contract, t0, t1, c)]
             if winner == declarer and mode == MODE_NULL:  # R9: the null is lost here
                 hands[mover] ^= np.int64(1) << c
-                best[d], chosen[d], al[d], be[d] = _fold(1, maximize, c, best[d], chosen[d],
-                                                         al[d], be[d])
+                st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE] = _fold(
+                    1, maximize, c, st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE])
                 continue
             g = 0
             if winner == declarer:
                 g = core.trick_points(t0, t1, c) if mode == MODE_POINTS else 1
-            gain[d] = g
-            ns[d + 1] = 0
-            t0s[d + 1] = -1
-            t1s[d + 1] = -1
-            leads[d + 1] = winner
-        rests[d + 1] = rests[d] - POINTS[c]
-        al[d + 1] = al[d] - gain[d]
-        be[d + 1] = be[d] - gain[d]
+            st[d, S_GAIN] = g
+            st[d + 1, S_N] = 0
+            st[d + 1, S_T0] = -1
+            st[d + 1, S_T1] = -1
+            st[d + 1, S_LEAD] = winner
+        st[d + 1, S_REST] = st[d, S_REST] - POINTS[c]
+        st[d + 1, S_AL] = st[d, S_AL] - st[d, S_GAIN]
+        st[d + 1, S_BE] = st[d, S_BE] - st[d, S_GAIN]
         d += 1
         entering = True
     ctx[CTX_NODES] += nodes
