@@ -55,7 +55,9 @@ Speed comes from these:
   minimax), without nodes, table or bounds;
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
   play between them in rank and equal points (tricks and null: any) lead to the same
-  value, so only one is tried;
+  value, so only one is tried; where the runs rise with the cards' numbers (points and
+  null) all the legal cards are tested at once, a few shifts of masks, not a walk down
+  from each card (``RUN_SHIFT``; CPU -5 %);
 * a cheap node (about 100 ns): the helpers the loop calls take and return scalars (an
   array passed to a helper made numba count its references, atomically, at every child:
   17 % of the time), bits are counted by the CPU (:mod:`.bits`), and the walks over
@@ -234,6 +236,44 @@ RUN_COUNT = np.stack([_SUIT_RUNS[3], _POINTS_RUNS[3]])
 RUN_SINGLE = np.stack([_SUIT_RUNS[4], _POINTS_RUNS[4]])
 
 
+def _run_shifts() -> tuple[np.ndarray, np.ndarray]:
+    """For :func:`_moves`, per runs (index 0 suit, 1 points) and contract, where a run's
+    cards rise in rank with their numbers (every run of points and of null; not the suits
+    of suit and grand, whose ten ranks above the king) and only a card's own run can hold
+    a card equivalent to it (cards of equal points rank next to each other in a suit): the
+    distances from a card down to the cards of its run below it, nearest first, 0 after
+    the last, with the mask of the cards having a run card at that distance below. A
+    contract whose runs are not such has no distances (the walk over ``LOWER`` is used)."""
+    shifts = np.zeros((2, core.N_CONTRACTS, 32), dtype=np.int64)
+    masks = np.zeros((2, core.N_CONTRACTS, 32), dtype=np.int64)
+    for pm, run in enumerate((RUN_SUIT, RUN_POINTS)):
+        for k in range(core.N_CONTRACTS):
+            found: dict[int, int] = {}
+            fits = True
+            for i in range(32):
+                c = int(ORDER[k, i])
+                for j in range(i):
+                    b = int(ORDER[k, j])
+                    if EFFECTIVE[k, b] != EFFECTIVE[k, c]:
+                        continue
+                    same = run[k, j] == run[k, i]
+                    if pm == 1 and POINTS[b] == POINTS[c] and not same:
+                        fits = False  # equal points apart in rank: not a run's
+                    if same:
+                        if b > c:
+                            fits = False  # the run does not rise with the numbers
+                        else:
+                            found[c - b] = found.get(c - b, 0) | (1 << c)
+            if fits:
+                for x, dist in enumerate(sorted(found)):
+                    shifts[pm, k, x] = dist
+                    masks[pm, k, x] = found[dist]
+    return shifts, masks
+
+
+RUN_SHIFT, RUN_BELOW = _run_shifts()
+
+
 def new_table() -> np.ndarray:
     """An empty transposition table: one row of two words per entry (read in one cache
     line), the key's first word, then the key's second word (``KEY2_BITS``) with the lower
@@ -271,6 +311,24 @@ def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out:
     number. A card is skipped when the next lower card of its effective suit still in play
     (``remaining``) is a legal card of the same hand with the same points (tricks and null: any)."""
     count = 0
+    pm = 1 if mode == MODE_POINTS else 0
+    if RUN_SHIFT[pm, contract, 0] > 0:  # the runs rise with the numbers: all cards at once
+        pending = legal  # a card whose nearest card in play below in its run is not known
+        skip = 0
+        for x in range(RUN_SHIFT.shape[2]):
+            dist = RUN_SHIFT[pm, contract, x]
+            if dist == 0:
+                break
+            found = pending & RUN_BELOW[pm, contract, x] & (remaining << dist)
+            skip |= found & (legal << dist)
+            pending &= ~found
+        rest = legal & ~skip
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            out[count] = _popcount(low - 1)
+            count += 1
+        return count
     rest = legal
     while rest:
         low = rest & -rest
