@@ -41,12 +41,11 @@ Speed comes from these:
   then the declarer's other trumps: the jacks from the top, then the trump suit's cards
   cheapest first (before: its ace and ten first; nodes -15 % exact, -10 to -35 % won/lost);
   when the defenders hold no trump, the declarer's trumps come after all his plain cards
-  (nodes -10 to -20 % exact, mean -3 to -20 % won/lost); a defender leading through the
-  declarer (he plays second) leads, under the winners, the plain suits his partner holds
-  most of first (exact nodes -1.7 to -8.8 % median, +0.2 to -1.6 % mean; won/lost -5 to
-  +5 % median, -5 to +0.5 % mean on three hand sets); leading up to him (he plays last),
-  the plain suits he holds fewest of, but not none (exact nodes -3 to -7 % median, -1 to
-  -4 % mean; won/lost 0 to -10 % median, -1 to -3 % mean; a void first: +10 to +25 %);
+  (nodes -10 to -20 % exact, mean -3 to -20 % won/lost); the defenders lead, under the
+  winners, the plain suits the declarer holds fewest of but not none first, and leading
+  through him (he plays second) of those the suits the partner holds most of (exact
+  nodes -8 to -16 % median, -2 to -7 % mean, won/lost +5 to -18 % median, -3 to -9 %
+  mean on three hand sets; a void of his first: +10 to +100 %);
   second to play, the cards after which the mover's side takes the trick whatever the
   third player plays, the richest first, then (the declarer only) his cards beating the
   lead that the third may still beat, the cheapest first (nodes exact -0.4 to -4 % median,
@@ -307,17 +306,18 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
                     # 100-106: points outweigh it), not its ace and ten first; still above
                     # his plain cards
                     s = 2048 - p * 16 + pw
-                if (not mine and SEAT[leader + 1] == declarer
-                        and EFFECTIVE[contract, c] != core.TRUMP):
-                    # a defender's plain lead through the declarer: the more cards of its
-                    # suit his partner, playing last, holds, the sooner (under the winners)
-                    s += _popcount(third & core.follow_mask(contract, c)) << 22
-                elif not mine and EFFECTIVE[contract, c] != core.TRUMP:
-                    # a defender's plain lead up to the declarer (he plays last): the fewer
-                    # cards of its suit he holds, the sooner, a void not (he would ruff)
-                    k_d = _popcount(third & core.follow_mask(contract, c))
+                if not mine and EFFECTIVE[contract, c] != core.TRUMP:
+                    # a defender's plain lead: the fewer cards of its suit the declarer
+                    # holds, the sooner (under the winners), a void not (he would ruff);
+                    # leading through him (he plays second), then the more his partner,
+                    # playing last, holds
+                    fm = core.follow_mask(contract, c)
+                    through = SEAT[leader + 1] == declarer
+                    k_d = _popcount((second if through else third) & fm)
                     if k_d > 0:
                         s += (8 - k_d) << 21
+                    if through:
+                        s += _popcount(third & fm) << 18
         elif n == 1 and not null:
             s = _second_hand(contract, mine, (leader + 2) % 3 == declarer, t0, c, p, pw,
                              third)
