@@ -31,11 +31,13 @@ Speed comes from these:
   renamed to the run's lowest), so positions that differ only in which of, say, the 7, 8
   and 9 were played meet in one entry; entries carry a generation, so a new problem needs
   no clearing, and the window searches of one problem (:meth:`.solver.Solver.value`
-  bisects the value by null windows) share what they learnt; a filter of one bit per four
-  slots with the generation in each of its words (256 KB, it stays in the caches) sends
-  a probe whose slot holds nothing of this generation (more than half of them: a problem
-  writes some thousands of the four million entries) away without reading the entry, a
-  miss of the caches (60-80 ns; CPU -5 to -9 %, same nodes);
+  narrows the value by null windows) share what they learnt; a node where every card
+  failed keeps the best card stored before, not its least bad one (exact nodes -0.1 to
+  -1.8 % median, -1 to -1.5 % mean; won/lost -0.1 to -0.5 % mean); a filter of one bit
+  per four slots with the generation in each of its words (256 KB, it stays in the
+  caches) sends a probe whose slot holds nothing of this generation (more than half of
+  them: a problem writes some thousands of the four million entries) away without
+  reading the entry, a miss of the caches (60-80 ns; CPU -5 to -9 %, same nodes);
 * move ordering: the table's lead first (tried before the other leads are scored and
   sorted, which is done only when it does not cut: scoring a lead looks at both other
   hands; this spares about a tenth of the CPU), then leads that take the trick when all three
@@ -43,7 +45,11 @@ Speed comes from these:
   then the declarer's other trumps: the jacks from the top, then the trump suit's cards
   cheapest first (before: its ace and ten first; nodes -15 % exact, -10 to -35 % won/lost);
   when the defenders hold no trump, the declarer's trumps come after all his plain cards
-  (nodes -10 to -20 % exact, mean -3 to -20 % won/lost);
+  (nodes -10 to -20 % exact, mean -3 to -20 % won/lost); the defenders lead, under the
+  winners, the plain suits the declarer holds fewest of but not none first, and leading
+  through him (he plays second) of those the suits the partner holds most of (exact
+  nodes -8 to -16 % median, -2 to -7 % mean, won/lost +5 to -18 % median, -3 to -9 %
+  mean on three hand sets; a void of his first: +10 to +100 %);
   second to play, the cards after which the mover's side takes the trick whatever the
   third player plays, the richest first, then (the declarer only) his cards beating the
   lead that the third may still beat, the cheapest first (nodes exact -0.4 to -4 % median,
@@ -52,7 +58,11 @@ Speed comes from these:
   as richly as possible (of equal points, the lowest card), smear points onto a partner's
   trick, otherwise throw the least;
 * the last two tricks solved directly (:func:`_endgame`: at most eight lines of plain
-  minimax), without nodes, table or bounds;
+  minimax), without nodes, table or bounds; the last three too, once the table and the
+  bounds of their boundary did not cut (:func:`_endgame3`: alpha-beta over the first of
+  them, in the node's window, the value stored in the table as a node's: exact nodes -18
+  to -20 %, won/lost -15 to -22 % mean, CPU -4 to -6 % A/B; solved before the table is
+  probed, the table's cuts there were lost: CPU +50 %);
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
   play between them in rank and equal points (tricks and null: any) lead to the same
   value, so only one is tried; where the runs rise with the cards' numbers (points and
@@ -396,6 +406,18 @@ def _order(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
                     # 100-106: points outweigh it), not its ace and ten first; still above
                     # his plain cards
                     s = 2048 - p * 16 + pw
+                if not mine and EFFECTIVE[contract, c] != core.TRUMP:
+                    # a defender's plain lead: the fewer cards of its suit the declarer
+                    # holds, the sooner (under the winners), a void not (he would ruff);
+                    # leading through him (he plays second), then the more his partner,
+                    # playing last, holds
+                    fm = core.follow_mask(contract, c)
+                    through = SEAT[leader + 1] == declarer
+                    k_d = _popcount((second if through else third) & fm)
+                    if k_d > 0:
+                        s += (8 - k_d) << 21
+                    if through:
+                        s += _popcount(third & fm) << 18
         elif n == 1 and not null:
             s = _second_hand(contract, mine, (leader + 2) % 3 == declarer, t0, c, p, pw,
                              third)
@@ -972,6 +994,76 @@ def _endgame(contract: int, declarer: int, mode: int, hands: np.ndarray, leader:
     return best0
 
 
+@njit(inline="always")
+def _fold3(v: int, maximize: bool, best: int, alpha: int, beta: int) -> tuple[int, int, int]:
+    """:func:`_fold` without the card, for :func:`_endgame3`."""
+    if maximize:
+        if v > best:
+            best = v
+            alpha = max(alpha, v)
+    elif v < best:
+        best = v
+        beta = min(beta, v)
+    return best, alpha, beta
+
+
+@njit
+def _endgame3(contract: int, declarer: int, mode: int, hands: np.ndarray, leader: int,
+              alpha: int, beta: int) -> int:
+    """The gain of a trick boundary where each hand holds three cards, fail-soft within
+    ``(alpha, beta)`` like :func:`search`: alpha-beta over the cards of the first trick,
+    the last two solved by :func:`_endgame`. Cheaper than entering them as nodes: no
+    table probe (a random memory access each), ordering or bounds. ``hands`` is restored."""
+    second = SEAT[leader + 1]
+    third = SEAT[leader + 2]
+    h0 = hands[leader]
+    h1 = hands[second]
+    h2 = hands[third]
+    null = mode == MODE_NULL
+    max0 = (leader == declarer) != null
+    max1 = (second == declarer) != null
+    max2 = (third == declarer) != null
+    best0 = -1 if max0 else 1 << 20
+    al0 = alpha
+    be0 = beta
+    rest0 = h0
+    while rest0 and al0 < be0:
+        la = rest0 & -rest0
+        rest0 ^= la
+        a = _popcount(la - 1)
+        follow = core.follow_mask(contract, a)
+        legal2 = core.legal_cards(h2, follow)
+        best1 = -1 if max1 else 1 << 20
+        al1 = al0
+        be1 = be0
+        rest1 = core.legal_cards(h1, follow)
+        while rest1 and al1 < be1:
+            lb = rest1 & -rest1
+            rest1 ^= lb
+            b = _popcount(lb - 1)
+            best2 = -1 if max2 else 1 << 20
+            al2 = al1
+            be2 = be1
+            rest2 = legal2
+            while rest2 and al2 < be2:
+                lc = rest2 & -rest2
+                rest2 ^= lc
+                c = _popcount(lc - 1)
+                winner, g = _trick_gain(contract, declarer, mode, leader, a, b, c)
+                if not (null and g > 0):  # R9: a null ends at the declarer's first trick
+                    hands[leader] = h0 ^ la
+                    hands[second] = h1 ^ lb
+                    hands[third] = h2 ^ lc
+                    g += _endgame(contract, declarer, mode, hands, winner)
+                best2, al2, be2 = _fold3(g, max2, best2, al2, be2)
+            best1, al1, be1 = _fold3(best2, max1, best1, al1, be1)
+        best0, al0, be0 = _fold3(best1, max0, best0, al0, be0)
+    hands[leader] = h0
+    hands[second] = h1
+    hands[third] = h2
+    return best0
+
+
 @njit(nogil=True)  # threads solve at once: the pimc bot's slices (engine/batch/reference.py)
 def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
            alpha: int, beta: int, ctx: np.ndarray,
@@ -1100,6 +1192,15 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 if n == 2:
                     remaining |= np.int64(1) << t1
                 follow = core.follow_mask(contract, t0)
+            direct = False
+            if not done and n == 0 and _popcount(hands[leader]) == 3:
+                # the table and the bounds did not cut: the three tricks solved directly
+                direct = True
+                st[d, S_BEST] = _endgame3(contract, declarer, mode, hands, leader,
+                                          st[d, S_AL], st[d, S_BE])
+                st[d, S_CHOSEN] = -1
+                st[d, S_COUNT] = 0
+                st[d, S_IDX] = 0
             if done:
                 if d == 0:
                     break
@@ -1109,7 +1210,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE] = _fold(
                     st[d, S_GAIN] + ret, (mover == declarer) != (mode == MODE_NULL),
                     st[d, S_CUR], st[d, S_BEST], st[d, S_CHOSEN], st[d, S_AL], st[d, S_BE])
-            else:
+            elif not direct:
                 legal = core.legal_cards(hands[mover], follow)
                 row = moves[d]
                 c_n = _moves(contract, mode, hands[mover], legal, remaining, row)
@@ -1147,11 +1248,13 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
             if slot >= 0:
                 low = 0
                 high = NO_BOUND
+                stored = -1
                 if (_written(table, slot, gen) and table[slot, 0] == st[d, S_KEY1]
                         and (table[slot, 1] & KEY2_MASK) == st[d, S_KEY2]):
                     e2 = table[slot, 1]
                     low = (e2 >> KEY2_BITS) & 127
                     high = (e2 >> (KEY2_BITS + 7)) & 127
+                    stored = ((e2 >> (KEY2_BITS + 14)) & 63) - 1
                 v = min(max(value, 0), NO_BOUND)  # values are 0..120: clipping is a no-op
                 if value <= st[d, S_A0]:
                     high = min(high, v)
@@ -1160,8 +1263,11 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 else:
                     low = v
                     high = v
-                stored = -1
-                if st[d, S_CHOSEN] >= 0:
+                # the best card of a node that cut or is exact; one where every card
+                # failed keeps the card stored before (its "best" is only the least bad
+                # bound, no guide to a later window)
+                if st[d, S_CHOSEN] >= 0 and not (value <= st[d, S_A0] if maximize
+                                                 else value >= st[d, S_B0]):
                     stored = _to_canonical(run, contract, st[d, S_CHOSEN],
                                            hands[0] | hands[1] | hands[2])
                 table[slot, 0] = st[d, S_KEY1]

@@ -5,7 +5,7 @@
   no table, no merging of equivalent cards).
 * The null-window questions agree with the exact value.
 * The sure amounts the search cuts with at trick boundaries never pass plain minimax's
-  value, and the directly solved last two tricks equal it.
+  value, and the directly solved last two (and three) tricks equal it.
 * A solved line replayed through ``GameState`` scores what the solver says, and the
   declarer's and the defenders' points of it add up to 120.
 """
@@ -225,7 +225,7 @@ def _search_bounds(pos: Position, mode: int) -> tuple[int, int]:
 def test_sure_bounds_never_pass_the_value() -> None:
     """The search's sure amounts at trick boundaries (each side's sure trump tricks with
     the other side's cheapest cards, cashing, drawing trumps and cashing) never pass plain
-    minimax's value, and the directly solved last two tricks equal it."""
+    minimax's value, and the directly solved last two (and three) tricks equal it."""
     rng = np.random.default_rng(20261202)
     for i in range(6_000):
         tricks = 1 + i % 4
@@ -238,6 +238,15 @@ def test_sure_bounds_never_pass_the_value() -> None:
         if tricks <= k.ENDGAME_CARDS:
             got = k._endgame(contract, pos.declarer, mode, hands, pos.leader)
             assert got == value, (i, pos, mode)
+        if tricks == 3:  # fail-soft in any window, exact in the widest
+            got = k._endgame3(contract, pos.declarer, mode, hands, pos.leader, -1, 1 << 20)
+            assert got == value, (i, pos, mode)
+            alpha = int(rng.integers(-1, 40 if mode == k.MODE_POINTS else 3))
+            beta = alpha + 1 + int(rng.integers(3))
+            got = k._endgame3(contract, pos.declarer, mode, hands, pos.leader, alpha, beta)
+            assert (got <= alpha and value <= got) or (got >= beta and value >= got) or (
+                alpha < got < beta and got == value), (i, pos, mode, alpha, beta, got, value)
+            assert list(hands) == list(pos.hands)
         if mode == k.MODE_NULL:
             continue
         low, high = _search_bounds(pos, mode)
