@@ -62,7 +62,10 @@ Speed comes from these:
   bounds of their boundary did not cut (:func:`_endgame3`: alpha-beta over the first of
   them, in the node's window, the value stored in the table as a node's: exact nodes -18
   to -20 %, won/lost -15 to -22 % mean, CPU -4 to -6 % A/B; solved before the table is
-  probed, the table's cuts there were lost: CPU +50 %);
+  probed, the table's cuts there were lost: CPU +50 %); their last two tricks solved
+  inline on the hands as scalars (:func:`_endgame2`: no array written back, no call, the
+  last trick's leader from the winner's seat, not a signed modulo: CPU -7 % exact, -9 %
+  won/lost A/B, same nodes);
 * equivalent cards merged: two cards of one hand and effective suit with no card still in
   play between them in rank and equal points (tricks and null: any) lead to the same
   value, so only one is tried; where the runs rise with the cards' numbers (points and
@@ -929,31 +932,29 @@ def _cash_bounds(contract: int, declarer: int, mode: int, hands: np.ndarray, lea
 
 
 @njit(inline="always")
-def _trick_gain(contract: int, declarer: int, mode: int, leader: int, a: int, b: int, c: int
-                ) -> tuple[int, int]:
-    """The trick ``a, b, c`` led by ``leader``: its winner and the declarer's gain from it
-    (its points, one trick, or in null 1 for his trick), from the core's rules."""
-    winner = (leader + core.trick_winner(contract, a, b, c)) % 3
-    if winner != declarer:
-        return winner, 0
+def _last_trick(contract: int, declarer: int, mode: int, leader: int, x: int, y: int, z: int
+                ) -> int:
+    """The declarer's gain from the last trick: one card each, ``x`` the leader's, ``y``
+    and ``z`` the next players' (single-bit masks)."""
+    a = _popcount(x - 1)
+    b = _popcount(y - 1)
+    c = _popcount(z - 1)
+    if SEAT[leader + core.trick_winner(contract, a, b, c)] != declarer:
+        return 0
     if mode == MODE_POINTS:
-        return winner, core.trick_points(a, b, c)
-    return winner, 1
+        return core.trick_points(a, b, c)
+    return 1
 
 
-@njit
-def _endgame(contract: int, declarer: int, mode: int, hands: np.ndarray, leader: int) -> int:
-    """The exact gain of a trick boundary where each hand holds one or two cards
-    (``ENDGAME_CARDS``), by plain minimax over every legal card: at most eight lines,
-    cheaper than entering them as nodes, probing the table and cashing."""
-    second = (leader + 1) % 3
-    third = (leader + 2) % 3
-    h0 = hands[leader]
-    h1 = hands[second]
-    h2 = hands[third]
+@njit(inline="always")
+def _endgame2(contract: int, declarer: int, mode: int, leader: int, h0: int, h1: int,
+              h2: int) -> int:
+    """:func:`_endgame` on scalars: ``h0`` the leader's hand, ``h1`` and ``h2`` the next
+    players' (no array written, no call)."""
     if h0 & (h0 - 1) == 0:  # one card each: the last trick
-        return _trick_gain(contract, declarer, mode, leader, _popcount(h0 - 1),
-                           _popcount(h1 - 1), _popcount(h2 - 1))[1]
+        return _last_trick(contract, declarer, mode, leader, h0, h1, h2)
+    second = SEAT[leader + 1]
+    third = SEAT[leader + 2]
     null = mode == MODE_NULL
     max0 = (leader == declarer) != null
     max1 = (second == declarer) != null
@@ -979,19 +980,34 @@ def _endgame(contract: int, declarer: int, mode: int, hands: np.ndarray, leader:
                 lc = rest2 & -rest2
                 rest2 ^= lc
                 c = _popcount(lc - 1)
-                winner, g = _trick_gain(contract, declarer, mode, leader, a, b, c)
+                w = core.trick_winner(contract, a, b, c)
+                winner = SEAT[leader + w]
+                g = 0
+                if winner == declarer:
+                    g = core.trick_points(a, b, c) if mode == MODE_POINTS else 1
                 if not (null and g > 0):  # R9: a null ends at the declarer's first trick
                     # the last trick: the one card left in each hand, led by the winner
-                    left = (h0 ^ la, h1 ^ lb, h2 ^ lc)
-                    x = left[(winner - leader) % 3]
-                    y = left[(winner + 1 - leader) % 3]
-                    z = left[(winner + 2 - leader) % 3]
-                    g += _trick_gain(contract, declarer, mode, winner, _popcount(x - 1),
-                                     _popcount(y - 1), _popcount(z - 1))[1]
+                    x = h0 ^ la
+                    y = h1 ^ lb
+                    z = h2 ^ lc
+                    if w == 1:
+                        x, y, z = y, z, x
+                    elif w == 2:
+                        x, y, z = z, x, y
+                    g += _last_trick(contract, declarer, mode, winner, x, y, z)
                 best2 = max(best2, g) if max2 else min(best2, g)
             best1 = max(best1, best2) if max1 else min(best1, best2)
         best0 = max(best0, best1) if max0 else min(best0, best1)
     return best0
+
+
+@njit
+def _endgame(contract: int, declarer: int, mode: int, hands: np.ndarray, leader: int) -> int:
+    """The exact gain of a trick boundary where each hand holds one or two cards
+    (``ENDGAME_CARDS``), by plain minimax over every legal card: at most eight lines,
+    cheaper than entering them as nodes, probing the table and cashing."""
+    return _endgame2(contract, declarer, mode, leader, hands[leader], hands[SEAT[leader + 1]],
+                     hands[SEAT[leader + 2]])
 
 
 @njit(inline="always")
@@ -1012,8 +1028,9 @@ def _endgame3(contract: int, declarer: int, mode: int, hands: np.ndarray, leader
               alpha: int, beta: int) -> int:
     """The gain of a trick boundary where each hand holds three cards, fail-soft within
     ``(alpha, beta)`` like :func:`search`: alpha-beta over the cards of the first trick,
-    the last two solved by :func:`_endgame`. Cheaper than entering them as nodes: no
-    table probe (a random memory access each), ordering or bounds. ``hands`` is restored."""
+    the last two solved by :func:`_endgame2` (inlined, on scalars). Cheaper than entering
+    them as nodes: no table probe (a random memory access each), ordering or bounds;
+    ``hands`` is only read."""
     second = SEAT[leader + 1]
     third = SEAT[leader + 2]
     h0 = hands[leader]
@@ -1049,18 +1066,23 @@ def _endgame3(contract: int, declarer: int, mode: int, hands: np.ndarray, leader
                 lc = rest2 & -rest2
                 rest2 ^= lc
                 c = _popcount(lc - 1)
-                winner, g = _trick_gain(contract, declarer, mode, leader, a, b, c)
+                w = core.trick_winner(contract, a, b, c)
+                winner = SEAT[leader + w]
+                g = 0
+                if winner == declarer:
+                    g = core.trick_points(a, b, c) if mode == MODE_POINTS else 1
                 if not (null and g > 0):  # R9: a null ends at the declarer's first trick
-                    hands[leader] = h0 ^ la
-                    hands[second] = h1 ^ lb
-                    hands[third] = h2 ^ lc
-                    g += _endgame(contract, declarer, mode, hands, winner)
+                    x = h0 ^ la
+                    y = h1 ^ lb
+                    z = h2 ^ lc
+                    if w == 1:
+                        x, y, z = y, z, x
+                    elif w == 2:
+                        x, y, z = z, x, y
+                    g += _endgame2(contract, declarer, mode, winner, x, y, z)
                 best2, al2, be2 = _fold3(g, max2, best2, al2, be2)
             best1, al1, be1 = _fold3(best2, max1, best1, al1, be1)
         best0, al0, be0 = _fold3(best1, max0, best0, al0, be0)
-    hands[leader] = h0
-    hands[second] = h1
-    hands[third] = h2
     return best0
 
 
