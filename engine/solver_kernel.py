@@ -22,6 +22,10 @@ Speed comes from these:
   side must give to these tricks (:func:`_cheapest`), and the plain-suit winners the
   leader can cash now while both others must follow (:func:`_cash`), and the declarer on
   lead with enough top trumps drawing them and then cashing (:func:`_draw_and_cash`);
+  with a defender on lead, when the defenders hold no trump and the declarer does, he is
+  sure of the same: he follows, winning with a top card of the suit if he holds one, or
+  trumps, keeping every winner until he is on lead, and then cashes them (exact nodes -4
+  to -5 % median, -3 to -4 % mean; won/lost -5 to -22 % median, -5 to -7 % mean);
   all of these only after the table is probed and did not cut (about half the probes cut,
   and the sure amounts are then wasted work: CPU -5 %, nodes +2 % exact, even won/lost);
 * a transposition table of lower/upper bounds and the best lead, keyed at trick boundaries
@@ -1203,11 +1207,22 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                                 ret = sure_low
                                 done = True
                         else:
-                            high = _cash_bounds(contract, declarer, mode, hands, leader,
-                                                low_b, top, dk, dp, fk, fp, n_top)[1]
-                            if st[d, S_AL] >= high:
-                                ret = high
-                                done = True
+                            if n_top > 0 and (remaining ^ hands[declarer]) & core.SUIT_MASK[
+                                    contract, core.TRUMP] == 0:
+                                # the defenders hold no trump, he does: he follows (winning
+                                # with a top card if he has one) or trumps, and then, on
+                                # lead, cashes as if he led now
+                                sure_low = _draw_and_cash(contract, mode, hands, declarer,
+                                                          n_top)
+                                if sure_low >= st[d, S_BE]:
+                                    ret = sure_low
+                                    done = True
+                            if not done:
+                                high = _cash_bounds(contract, declarer, mode, hands, leader,
+                                                    low_b, top, dk, dp, fk, fp, n_top)[1]
+                                if st[d, S_AL] >= high:
+                                    ret = high
+                                    done = True
                     st[d, S_SLOT] = slot
                     st[d, S_KEY1] = key1
                     st[d, S_KEY2] = key2
