@@ -954,6 +954,24 @@ def _last_trick(contract: int, declarer: int, mode: int, leader: int, x: int, y:
 
 
 @njit(inline="always")
+def _after_trick(contract: int, declarer: int, mode: int, leader: int, a: int, b: int,
+                 c: int, x: int, y: int, z: int) -> tuple[int, int, bool, int, int, int]:
+    """The trick ``a``, ``b``, ``c`` led by ``leader``, the hands left ``x``, ``y``, ``z``
+    in the same order: its winner, the declarer's gain from it, whether the play ends
+    there (a null at his first trick, R9), and the hands left, the winner's first."""
+    w = core.trick_winner(contract, a, b, c)
+    winner = SEAT[leader + w]
+    g = 0
+    if winner == declarer:
+        g = core.trick_points(a, b, c) if mode == MODE_POINTS else 1
+    if w == 1:
+        x, y, z = y, z, x
+    elif w == 2:
+        x, y, z = z, x, y
+    return winner, g, mode == MODE_NULL and g > 0, x, y, z
+
+
+@njit(inline="always")
 def _endgame2(contract: int, declarer: int, mode: int, leader: int, h0: int, h1: int,
               h2: int) -> int:
     """:func:`_endgame` on scalars: ``h0`` the leader's hand, ``h1`` and ``h2`` the next
@@ -987,20 +1005,9 @@ def _endgame2(contract: int, declarer: int, mode: int, leader: int, h0: int, h1:
                 lc = rest2 & -rest2
                 rest2 ^= lc
                 c = _popcount(lc - 1)
-                w = core.trick_winner(contract, a, b, c)
-                winner = SEAT[leader + w]
-                g = 0
-                if winner == declarer:
-                    g = core.trick_points(a, b, c) if mode == MODE_POINTS else 1
-                if not (null and g > 0):  # R9: a null ends at the declarer's first trick
-                    # the last trick: the one card left in each hand, led by the winner
-                    x = h0 ^ la
-                    y = h1 ^ lb
-                    z = h2 ^ lc
-                    if w == 1:
-                        x, y, z = y, z, x
-                    elif w == 2:
-                        x, y, z = z, x, y
+                winner, g, ends, x, y, z = _after_trick(contract, declarer, mode, leader, a,
+                                                        b, c, h0 ^ la, h1 ^ lb, h2 ^ lc)
+                if not ends:  # the last trick: the one card left in each hand
                     g += _last_trick(contract, declarer, mode, winner, x, y, z)
                 best2 = max(best2, g) if max2 else min(best2, g)
             best1 = max(best1, best2) if max1 else min(best1, best2)
@@ -1073,19 +1080,9 @@ def _endgame3(contract: int, declarer: int, mode: int, hands: np.ndarray, leader
                 lc = rest2 & -rest2
                 rest2 ^= lc
                 c = _popcount(lc - 1)
-                w = core.trick_winner(contract, a, b, c)
-                winner = SEAT[leader + w]
-                g = 0
-                if winner == declarer:
-                    g = core.trick_points(a, b, c) if mode == MODE_POINTS else 1
-                if not (null and g > 0):  # R9: a null ends at the declarer's first trick
-                    x = h0 ^ la
-                    y = h1 ^ lb
-                    z = h2 ^ lc
-                    if w == 1:
-                        x, y, z = y, z, x
-                    elif w == 2:
-                        x, y, z = z, x, y
+                winner, g, ends, x, y, z = _after_trick(contract, declarer, mode, leader, a,
+                                                        b, c, h0 ^ la, h1 ^ lb, h2 ^ lc)
+                if not ends:
                     g += _endgame2(contract, declarer, mode, winner, x, y, z)
                 best2, al2, be2 = _fold3(g, max2, best2, al2, be2)
             best1, al1, be1 = _fold3(best2, max1, best1, al1, be1)
