@@ -132,7 +132,7 @@ MAX_DEPTH = 32
 #: one base address, not twenty).
 (S_N, S_T0, S_T1, S_LEAD, S_REST, S_AL, S_BE, S_A0, S_B0, S_BEST, S_CHOSEN, S_COUNT, S_IDX,
  S_LAZY, S_CUR, S_GAIN, S_SLOT, S_KEY1, S_KEY2) = range(19)
-STACK_COLS = 20
+STACK_COLS = 20  # the 19 columns and one spare
 #: SEAT[i] -> i % 3 for the seats counted on from a leader (no signed modulo in the loop).
 SEAT = np.array([0, 1, 2, 0, 1, 2], dtype=np.int64)
 #: Trick boundaries with at most this many cards a hand are solved by :func:`_endgame`.
@@ -943,14 +943,8 @@ def _last_trick(contract: int, declarer: int, mode: int, leader: int, x: int, y:
                 ) -> int:
     """The declarer's gain from the last trick: one card each, ``x`` the leader's, ``y``
     and ``z`` the next players' (single-bit masks)."""
-    a = _popcount(x - 1)
-    b = _popcount(y - 1)
-    c = _popcount(z - 1)
-    if SEAT[leader + core.trick_winner(contract, a, b, c)] != declarer:
-        return 0
-    if mode == MODE_POINTS:
-        return core.trick_points(a, b, c)
-    return 1
+    return _after_trick(contract, declarer, mode, leader, _popcount(x - 1), _popcount(y - 1),
+                        _popcount(z - 1), 0, 0, 0)[1]
 
 
 @njit(inline="always")
@@ -1024,19 +1018,6 @@ def _endgame(contract: int, declarer: int, mode: int, hands: np.ndarray, leader:
                      hands[SEAT[leader + 2]])
 
 
-@njit(inline="always")
-def _fold3(v: int, maximize: bool, best: int, alpha: int, beta: int) -> tuple[int, int, int]:
-    """:func:`_fold` without the card, for :func:`_endgame3`."""
-    if maximize:
-        if v > best:
-            best = v
-            alpha = max(alpha, v)
-    elif v < best:
-        best = v
-        beta = min(beta, v)
-    return best, alpha, beta
-
-
 @njit
 def _endgame3(contract: int, declarer: int, mode: int, hands: np.ndarray, leader: int,
               alpha: int, beta: int) -> int:
@@ -1084,9 +1065,9 @@ def _endgame3(contract: int, declarer: int, mode: int, hands: np.ndarray, leader
                                                         b, c, h0 ^ la, h1 ^ lb, h2 ^ lc)
                 if not ends:
                     g += _endgame2(contract, declarer, mode, winner, x, y, z)
-                best2, al2, be2 = _fold3(g, max2, best2, al2, be2)
-            best1, al1, be1 = _fold3(best2, max1, best1, al1, be1)
-        best0, al0, be0 = _fold3(best1, max0, best0, al0, be0)
+                best2, _, al2, be2 = _fold(g, max2, -1, best2, -1, al2, be2)
+            best1, _, al1, be1 = _fold(best2, max1, -1, best1, -1, al1, be1)
+        best0, _, al0, be0 = _fold(best1, max0, -1, best0, -1, al0, be0)
     return best0
 
 
