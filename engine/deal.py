@@ -53,14 +53,9 @@ def deal_cards(rng: random.Random) -> Deal:
     """Shuffle with ``rng`` and deal in the 3 - skat 2 - 4 - 3 rhythm, Forehand first (R1)."""
     pack = list(DECK)
     rng.shuffle(pack)
-    hands: list[list[Card]] = [[], [], []]
-    pos = 0
-    for size in (3,):
-        for seat in range(3):
-            hands[seat] += pack[pos:pos + size]
-            pos += size
-    skat = (pack[pos], pack[pos + 1])
-    pos += 2
+    hands: list[list[Card]] = [pack[0:3], pack[3:6], pack[6:9]]
+    skat = (pack[9], pack[10])
+    pos = 11
     for size in (4, 3):
         for seat in range(3):
             hands[seat] += pack[pos:pos + size]
