@@ -75,6 +75,16 @@ Speed comes from these:
   value, so only one is tried; where the runs rise with the cards' numbers (points and
   null) all the legal cards are tested at once, a few shifts of masks, not a walk down
   from each card (``RUN_SHIFT``; CPU -5 %);
+* dominated cards dropped (:func:`_dominant`): two cards of one hand and effective suit with
+  no card in play between them in rank win and lose the same tricks from here on whatever
+  their points, so swapping them between this trick and the later one the other goes to
+  moves their points only between those two tricks: when the mover's side takes this
+  trick whatever the players after him do (always known for the third card, and for the
+  first and second when nobody after him who is against him can beat it: :func:`_takes`),
+  the richer is at least as good for it, when it loses it whatever they do, the cheaper,
+  and the other is not tried (the rule is tested node by node against plain minimax;
+  exact nodes -57 %, won/lost -49 % on 100 hands; CPU -45 % exact, a hand's median -40 %,
+  -36 % won/lost A/B);
 * a cheap node (about 90 ns): the helpers the loop calls take and return scalars (an
   array passed to a helper made numba count its references, atomically, at every child:
   17 % of the time), and the hands and the moves are :func:`.bits.borrowed`, uncounted
@@ -370,6 +380,88 @@ def _moves(contract: int, mode: int, hand: int, legal: int, remaining: int, out:
             out[count] = c
             count += 1
     return count
+
+
+@njit(inline="always")
+def _takes(contract: int, declarer: int, mover: int, leader: int, n: int, t0: int, t1: int,
+           c: int, second: int, third: int) -> int:
+    """Whether the mover's side takes the trick once he plays ``c``, whatever the players
+    after him play: 1 it does, 0 it does not, -1 that is theirs to decide. ``second`` and
+    ``third`` as for :func:`_order`."""
+    mine = mover == declarer
+    if n == 2:
+        winner = SEAT[leader + core.trick_winner(contract, t0, t1, c)]
+        return 1 if (winner == declarer) == mine else 0
+    if n == 1:
+        beat = core.beats(contract, c, t0)
+        w = c if beat else t0
+        w_mine = beat or (leader == declarer) == mine
+        third_mine = (SEAT[leader + 2] == declarer) == mine
+        if third_mine == w_mine or not _beaten(contract, w, third):
+            return 1 if w_mine else 0
+        return -1
+    fm = core.follow_mask(contract, c)
+    if mine:
+        if _beaten(contract, c, core.legal_cards(second, fm)) or _beaten(
+                contract, c, core.legal_cards(third, fm)):
+            return -1
+        return 1
+    dh = second if SEAT[leader + 1] == declarer else third
+    return -1 if _beaten(contract, c, core.legal_cards(dh, fm)) else 1
+
+
+@njit(inline="always")
+def _dominant(contract: int, declarer: int, mover: int, leader: int, n: int, t0: int,
+              t1: int, row: np.ndarray, count: int, legal: int, remaining: int,
+              group: np.ndarray, second: int, third: int) -> int:
+    """Drop the cards another card of ``row`` dominates: of cards equal in power (no card in
+    play between them in rank, so they win and lose the same tricks from here on), the
+    richest when the mover's side takes this trick whatever the players after him do, the
+    cheapest when it loses it whatever they do (:func:`_takes`); when that is theirs to
+    decide, all of them. Swapping two such cards between this trick and a later one moves
+    their points only between those two tricks: played as said, the mover's side never
+    gets fewer. ``group`` is scratch (64): by a run's lowest legal card, the index of the
+    card kept so far, then (at 32 +) the run's verdict."""
+    seen = 0
+    dropped = 0
+    for i in range(count):
+        c = row[i]
+        r = c  # the run's lowest legal card: down through cards out of play and his own
+        for j in range(LOWER.shape[2]):
+            below = LOWER[contract, c, j]
+            if below < 0:
+                break
+            if (remaining >> below) & 1:
+                if (legal >> below) & 1:
+                    r = below
+                else:
+                    break
+        if (seen >> r) & 1 == 0:
+            seen |= 1 << r
+            group[r] = i
+            group[32 + r] = -2  # the run's verdict is asked when it has a second card
+            continue
+        status = group[32 + r]
+        if status == -2:
+            status = _takes(contract, declarer, mover, leader, n, t0, t1, c, second, third)
+            group[32 + r] = status
+        if status == -1:
+            continue
+        k = group[r]
+        o = row[k]
+        if POINTS[c] != POINTS[o] and (POINTS[c] > POINTS[o]) == (status == 1):
+            dropped |= 1 << k
+            group[r] = i
+        else:
+            dropped |= 1 << i
+    if dropped == 0:
+        return count
+    kept = 0
+    for i in range(count):
+        if (dropped >> i) & 1 == 0:
+            row[kept] = row[i]
+            kept += 1
+    return kept
 
 
 @njit(inline="always")
@@ -1094,6 +1186,8 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
     moves = borrowed(moves_kept)
     hands = borrowed(hands)
     scores = np.empty(12, dtype=np.int64)
+    group_kept = np.empty(64, dtype=np.int64)
+    group = borrowed(group_kept)
     st = np.zeros((MAX_DEPTH, STACK_COLS), dtype=np.int64)  # the stack: a row a depth
     st[0, S_N] = n
     st[0, S_T0] = t0
@@ -1235,6 +1329,9 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
                 third = hands[SEAT[leader + 2]]
                 if n == 1:
                     third = core.legal_cards(third, follow)
+                if mode == MODE_POINTS and c_n > 1:
+                    c_n = _dominant(contract, declarer, mover, leader, n, t0, t1, row, c_n,
+                                    legal, remaining, group, hands[SEAT[leader + 1]], third)
                 at = -1
                 st[d, S_LAZY] = 0
                 if best_move >= 0:
@@ -1340,6 +1437,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
         entering = True
     ctx[CTX_NODES] += nodes
     moves_kept[0, 0] = ret  # its last use: numba frees an array after its last use
+    group_kept[0] = ret  # the same for the scratch of _dominant
     return ret
 
 

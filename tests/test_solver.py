@@ -6,6 +6,9 @@
 * The null-window questions agree with the exact value.
 * The sure amounts the search cuts with at trick boundaries never pass plain minimax's
   value, and the directly solved last two (and three) tricks equal it.
+* Every card the search drops as dominated (``_dominant``: of cards equal in power, the
+  richest or the cheapest) has a kept card at least as good for the mover, by plain
+  minimax, at the node where it is dropped.
 * A solved line replayed through ``GameState`` scores what the solver says, and the
   declarer's and the defenders' points of it add up to 120.
 """
@@ -23,6 +26,7 @@ from hypothesis import strategies as st
 from skatlog.engine import GameState, Play, core, seeded_deal
 from skatlog.engine import solver_kernel as k
 from skatlog.engine.bots import RulesPlayer
+from skatlog.engine.cards import Card
 from skatlog.engine.contract import Contract, Declaration
 from skatlog.engine.game import Phase
 from skatlog.engine.solver import (
@@ -80,6 +84,68 @@ def test_solver_equals_plain_minimax_on_10000_endgames() -> None:
         assert got == want, (i, pos, mode, got, want)
         checked += 1
     assert checked == 10_000
+
+
+def dominated(pos: Position) -> tuple[list[int], list[int]]:
+    """The cards ``_dominant`` keeps and drops at ``pos`` (card points), of every legal card
+    (not first merged by equal points, so that it decides every pair itself)."""
+    legal = pos.legal()
+    follow = core.follow_mask(pos.contract, pos.trick[0] if pos.trick else -1)
+    n = len(pos.trick)
+    second = pos.hands[(pos.leader + 1) % 3]
+    third = pos.hands[(pos.leader + 2) % 3]
+    if n == 1:
+        third = int(core.legal_cards(third, follow))
+    remaining = pos.hands[0] | pos.hands[1] | pos.hands[2] | sum(1 << c for c in pos.trick)
+    row = np.zeros(12, dtype=np.int64)
+    row[:len(legal)] = legal
+    t = [*pos.trick, -1, -1]
+    kept = int(k._dominant(pos.contract, pos.declarer, pos.to_move, pos.leader, n, t[0],
+                           t[1], row, len(legal), sum(1 << c for c in legal), remaining,
+                           np.zeros(64, dtype=np.int64), second, third))
+    keep = [int(c) for c in row[:kept]]
+    return keep, [c for c in legal if c not in keep]
+
+
+def after(pos: Position, card: int) -> int:
+    """The declarer's card points with best play after ``card``, by plain minimax."""
+    nxt = pos.play(card)
+    return nxt.declarer_points + (0 if nxt.over else plain_minimax(nxt, k.MODE_POINTS))
+
+
+def test_a_dominated_card_has_a_kept_card_as_good() -> None:
+    rng = np.random.default_rng(20261204)
+    dropped_seen = 0
+    for _ in range(1_500):
+        contract = int(rng.integers(core.N_CONTRACTS - 1))  # points: not null
+        pos = random_endgame(rng, int(rng.integers(2, 5)), contract)
+        if pos.over:
+            continue
+        keep, dropped = dominated(pos)
+        assert keep and set(keep) | set(dropped) == set(pos.legal())
+        if not dropped:
+            continue
+        best = (max if pos.to_move == pos.declarer else min)(after(pos, c) for c in keep)
+        for card in dropped:
+            worse = after(pos, card)
+            assert (best >= worse if pos.to_move == pos.declarer else best <= worse), (
+                pos, keep, dropped, card)
+            dropped_seen += 1
+    assert dropped_seen > 300  # the rule is met often enough to be tested
+
+
+def test_the_third_hand_keeps_the_richest_trump_of_a_run_it_takes_with() -> None:
+    """Spades (suit game), the declarer Rearhand; Middlehand led C7, the declarer followed
+    with CQ; Forehand, void in clubs, trumps: DJ and SA are equal in power (nothing between
+    them in play), so SA (11) is kept and DJ (2) dropped; HA, a discard, is kept. A search
+    that compacted the row while reading it once lost SA too (value 14 for 0)."""
+    c = {card.name: int(card) for card in Card}
+    pos = Position((sum(1 << c[x] for x in ("DJ", "HA", "SA")), 1 << c["D7"] | 1 << c["S7"],
+                    sum(1 << c[x] for x in ("H7", "SQ", "CQ"))), int(Contract.SPADES), 2, 1,
+                   (c["C7"],), 0, 0, 7).play(c["CQ"])
+    keep, dropped = dominated(pos)
+    assert sorted(keep) == sorted([c["HA"], c["SA"]]) and dropped == [c["DJ"]]
+    assert SOLVER.value(pos) == plain_minimax(pos, k.MODE_POINTS) == 0
 
 
 @settings(max_examples=300, deadline=None)
