@@ -177,7 +177,7 @@ def won_by_value(need: tuple[str, int], value: int) -> bool | None:
 
 @dataclass
 class Solver:
-    """The compiled search with its transposition table (64 MB, reused across calls).
+    """The compiled search with its transposition table (4 MB, reused across calls).
 
     Each question gets a fresh generation of the table unless ``keep=True`` says it is the
     same game and the same question as the call before (positions of one game's play)."""
