@@ -220,6 +220,9 @@ def _lower() -> np.ndarray:
 
 
 LOWER = _lower()
+#: LOWER_MASK[contract, card] -> the mask of the cards of its effective suit below it.
+LOWER_MASK = np.array([[sum(1 << int(b) for b in LOWER[k, c] if b >= 0) for c in range(32)]
+                       for k in range(core.N_CONTRACTS)], dtype=np.int64)
 
 
 def _trumps_down() -> np.ndarray:
@@ -424,31 +427,28 @@ def _dominant(contract: int, declarer: int, mover: int, leader: int, n: int, t0:
     cheapest when it loses it whatever they do (:func:`_takes`); when that is theirs to
     decide, all of them. Swapping two such cards between this trick and a later one moves
     their points only between those two tricks: played as said, the mover's side never
-    gets fewer. ``group`` is scratch (64): by a run's lowest legal card, the index of the
-    card kept so far, then (at 32 +) the run's verdict."""
+    gets fewer.
+
+    Two legal cards of a suit are equal in power when the same cards of the others (and of
+    the trick) lie below each: those sets are nested, so when they are as large. A run is
+    thus named by its suit and that number (under 64), no walk down the ranks. ``group``
+    is scratch (128): by a run's name, the index of the card kept so far, then (at 64 +)
+    the run's verdict."""
+    others = remaining & ~legal
     seen = 0
     dropped = 0
     for i in range(count):
         c = row[i]
-        r = c  # the run's lowest legal card: down through cards out of play and his own
-        for j in range(LOWER.shape[2]):
-            below = LOWER[contract, c, j]
-            if below < 0:
-                break
-            if (remaining >> below) & 1:
-                if (legal >> below) & 1:
-                    r = below
-                else:
-                    break
+        r = EFFECTIVE[contract, c] * 12 + _popcount(others & LOWER_MASK[contract, c])
         if (seen >> r) & 1 == 0:
             seen |= 1 << r
             group[r] = i
-            group[32 + r] = -2  # the run's verdict is asked when it has a second card
+            group[64 + r] = -2  # the run's verdict is asked when it has a second card
             continue
-        status = group[32 + r]
+        status = group[64 + r]
         if status == -2:
             status = _takes(contract, declarer, mover, leader, n, t0, t1, c, second, third)
-            group[32 + r] = status
+            group[64 + r] = status
         if status == -1:
             continue
         k = group[r]
@@ -1190,7 +1190,7 @@ def search(hands: np.ndarray, t0: int, t1: int, n: int, leader: int, rest: int,
     moves = borrowed(moves_kept)
     hands = borrowed(hands)
     scores = np.empty(12, dtype=np.int64)
-    group_kept = np.empty(64, dtype=np.int64)
+    group_kept = np.empty(128, dtype=np.int64)
     group = borrowed(group_kept)
     st = np.zeros((MAX_DEPTH, STACK_COLS), dtype=np.int64)  # the stack: a row a depth
     st[0, S_N] = n

@@ -102,7 +102,7 @@ def dominated(pos: Position) -> tuple[list[int], list[int]]:
     t = [*pos.trick, -1, -1]
     kept = int(k._dominant(pos.contract, pos.declarer, pos.to_move, pos.leader, n, t[0],
                            t[1], row, len(legal), sum(1 << c for c in legal), remaining,
-                           np.zeros(64, dtype=np.int64), second, third))
+                           np.zeros(128, dtype=np.int64), second, third))
     keep = [int(c) for c in row[:kept]]
     return keep, [c for c in legal if c not in keep]
 
