@@ -220,9 +220,11 @@ def _lower() -> np.ndarray:
 
 
 LOWER = _lower()
-#: LOWER_MASK[contract, card] -> the mask of the cards of its effective suit below it.
-LOWER_MASK = np.array([[sum(1 << int(b) for b in LOWER[k, c] if b >= 0) for c in range(32)]
-                       for k in range(core.N_CONTRACTS)], dtype=np.int64)
+#: RUN_KEY[contract, card] -> the mask of the cards of its effective suit below it, and
+#: above the 32 bits the suit times 12 (:func:`_dominant` names a run by both in one load).
+RUN_KEY = np.array([[sum(1 << int(b) for b in LOWER[k, c] if b >= 0)
+                     | (int(EFFECTIVE[k, c]) * 12) << 32 for c in range(32)]
+                    for k in range(core.N_CONTRACTS)], dtype=np.int64)
 
 
 def _trumps_down() -> np.ndarray:
@@ -431,15 +433,16 @@ def _dominant(contract: int, declarer: int, mover: int, leader: int, n: int, t0:
 
     Two legal cards of a suit are equal in power when the same cards of the others (and of
     the trick) lie below each: those sets are nested, so when they are as large. A run is
-    thus named by its suit and that number (under 64), no walk down the ranks. ``group``
-    is scratch (128): by a run's name, the index of the card kept so far, then (at 64 +)
-    the run's verdict."""
+    thus named by its suit and that number (under 64; one load of ``RUN_KEY``), no walk
+    down the ranks. ``group`` is scratch (128): by a run's name, the index of the card kept
+    so far, then (at 64 +) the run's verdict."""
     others = remaining & ~legal
     seen = 0
     dropped = 0
     for i in range(count):
         c = row[i]
-        r = EFFECTIVE[contract, c] * 12 + _popcount(others & LOWER_MASK[contract, c])
+        key = RUN_KEY[contract, c]
+        r = (key >> 32) + _popcount(others & key)
         if (seen >> r) & 1 == 0:
             seen |= 1 << r
             group[r] = i
