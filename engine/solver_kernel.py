@@ -397,8 +397,9 @@ def _takes(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
     """Whether the mover's side takes the trick once he plays ``c``, whatever the players
     after him play: 1 it does, 0 it does not, -1 that is theirs to decide. Known when no
     opponent after him can beat the card winning it, or when one must (every card he may
-    play beats it; a defender's partner may overtake the declarer's card, so only the
-    declarer's lead is lost that way). ``second`` and ``third`` as for :func:`_order`."""
+    play beats it); a defender's lead that the declarer, second, must beat is lost when the
+    partner, last, can beat none of the declarer's cards. ``second`` and ``third`` as for
+    :func:`_order`."""
     mine = mover == declarer
     if n == 2:
         winner = SEAT[leader + core.trick_winner(contract, t0, t1, c)]
@@ -422,8 +423,21 @@ def _takes(contract: int, declarer: int, mover: int, leader: int, n: int, t0: in
         if _beaten(contract, c, legal2) or _beaten(contract, c, legal3):
             return -1
         return 1
-    dh = second if SEAT[leader + 1] == declarer else third
-    return -1 if _beaten(contract, c, core.legal_cards(dh, fm)) else 1
+    if SEAT[leader + 1] != declarer:  # a defender leads, the declarer plays last
+        return -1 if _beaten(contract, c, core.legal_cards(third, fm)) else 1
+    legal2 = core.legal_cards(second, fm)  # the declarer's, second
+    if not _beaten(contract, c, legal2):
+        return 1
+    if legal2 & ~BEATEN_BY[contract, c] != 0:  # he may let it pass
+        return -1
+    partner = core.legal_cards(third, fm)
+    rest = legal2
+    while rest:  # he must beat it: he takes it unless the partner can beat his card
+        low = rest & -rest
+        rest ^= low
+        if _beaten(contract, _popcount(low - 1), partner):
+            return -1
+    return 0
 
 
 @njit(inline="always")
