@@ -408,17 +408,15 @@ class IdSet:
         return (ids.view(np.uint64) >> np.uint64(64 - self.filter_bits)).astype(np.int64)
 
     def _mark(self, ids: np.ndarray) -> None:
-        if len(ids) > len(self.filter):  # many ids: scatter into a byte per bit, by slices
-            seen = np.zeros(len(self.filter) * 8, bool)
+        if len(ids) * 10 > len(self.filter):  # many ids for the filter's size: scatter into a
+            seen = np.zeros(len(self.filter) * 8, bool)  # byte per bit (by slices), pack
             for at in range(0, len(ids), len(self.filter)):
                 seen[self._buckets(ids[at:at + len(self.filter)])] = True
             self.filter |= np.packbits(seen, bitorder="little")
             return
         buckets = self._buckets(ids)
-        bit = buckets & 7
-        for k in range(8):  # per bit, duplicate bytes all write the same value: no ufunc.at
-            where = buckets[bit == k] >> 3
-            self.filter[where] |= np.uint8(1 << k)
+        np.bitwise_or.at(self.filter, buckets >> 3,
+                         np.left_shift(1, buckets & 7).astype(np.uint8))
 
     @staticmethod
     def _member(sorted_ids: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -445,7 +443,10 @@ class IdSet:
 
     def add(self, ids: np.ndarray) -> None:
         """Add ``ids`` (assumed new): a linear merge into the sorted arrays."""
-        ids = np.sort(np.asarray(ids, dtype=np.int64))
+        self._add_sorted(np.sort(np.asarray(ids, dtype=np.int64)))
+
+    def _add_sorted(self, ids: np.ndarray) -> None:
+        """:meth:`add` for ``ids`` sorted already."""
         self._mark(ids)
         self.recent_sorted = np.insert(self.recent_sorted,
                                        np.searchsorted(self.recent_sorted, ids), ids)
@@ -466,6 +467,10 @@ class IdSet:
         """Mask of ``ids`` not in the set and first of their value within ``ids``; adds them."""
         ids = np.asarray(ids, dtype=np.int64)
         fresh = ~self.contains(ids)
+        ordered = np.sort(ids)
+        if not (ordered[1:] == ordered[:-1]).any():  # no value twice (the usual case): every
+            self._add_sorted(ordered if fresh.all() else ordered[~self.contains(ordered)])
+            return fresh  # id is its value's first, and the sorted ids are added as they are
         order = np.argsort(ids, kind="stable")
         ordered = ids[order]
         first = np.ones(len(ids), bool)

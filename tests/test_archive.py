@@ -258,6 +258,29 @@ def test_id_set_from_runs_and_random_ids_is_the_plain_set(
     assert bulk.contains(probe).tolist() == np.isin(probe, expected).tolist()
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-50, 50), max_size=30),
+       st.lists(st.lists(st.integers(-60, 60), max_size=40), max_size=6),
+       st.booleans())
+def test_id_set_new_mask_keeps_each_new_value_once(
+        start: list[int], batches: list[list[int]], small: bool) -> None:
+    """``new_mask`` marks, batch after batch, exactly the first occurrence of each value the
+    set does not hold yet, with or without repeats in the batch (the sorted fast path and
+    the stable one), and adds them; the filter (either marking path) never loses an id."""
+    ids = (_SmallFilterIdSet if small else IdSet)(np.array(start, dtype=np.int64))
+    held = set(start)
+    for batch in batches:
+        expected = []
+        for value in batch:
+            expected.append(value not in held)
+            held.add(value)
+        got = ids.new_mask(np.array(batch, dtype=np.int64))
+        assert got.tolist() == expected
+        assert ids.sorted_ids().tolist() == sorted(held)
+    probe = np.arange(-70, 71, dtype=np.int64)
+    assert ids.contains(probe).tolist() == [int(v) in held for v in probe]
+
+
 def test_id_set_filter_grows_with_its_ids() -> None:
     """A set without a fixed filter size starts small and doubles its filter as ids come
     (rebuilt from the ids, so every answer stays right); a fixed size stays fixed."""

@@ -433,6 +433,29 @@ def test_a_game_twice_in_one_chunk_has_its_child_rows_once(engine_games, tmp_pat
     _assert_tables_equal(_archive_tables(tmp_path / "ref"), _archive_tables(tmp_path / "fast"))
 
 
+def test_no_worker_outlives_the_ingest(engine_games, tmp_path) -> None:
+    """Each file's workers exit while the run goes on, and are joined before it returns:
+    no exit thread is left, every worker is reaped (its CPU counted to this process's
+    children), and no worker process of the run is still there."""
+    import multiprocessing
+    import resource
+    import threading
+
+    _, lines = engine_games
+    logs = []
+    for name, part in (("a.sgf", lines[:200]), ("b.sgf", lines[200:400])):
+        logs.append(tmp_path / name)
+        logs[-1].write_text("\n".join(part) + "\n")
+    before = {p.pid for p in multiprocessing.active_children()}
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    summary = ingest_iss_fast(logs, tmp_path / "archive", workers=2, chunk_bytes=1 << 13)
+    assert summary.stored == 400
+    assert not [t for t in threading.enumerate() if t.name == "skatlog-workers-exit"]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert after.ru_utime + after.ru_stime > children.ru_utime + children.ru_stime
+    assert {p.pid for p in multiprocessing.active_children()} <= before
+
+
 def test_ingest_records_the_sha256_of_every_file(engine_games, tmp_path) -> None:
     import hashlib
 

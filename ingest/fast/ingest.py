@@ -9,11 +9,13 @@ archive, same rows, same game ids.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -166,7 +168,8 @@ def ingest_iss_fast(
     clock = time.perf_counter()
     by_code: Counter[str] = Counter()
     digests: list[tuple[str, str, int]] = []
-    with ArchiveWriter(archive, fast=fast_parquet) as writer, graceful_stop():
+    exits: list[threading.Thread] = []  # each file's workers, exiting while the run goes on
+    with _joined(exits), ArchiveWriter(archive, fast=fast_parquet) as writer, graceful_stop():
         summary = IngestSummary(writer.ingest_id, writer.root, files=len(expanded),
                                 skipped=[(str(p), why) for p, why in inputs.skipped])
         sink = _SlowSink(writer, summary, by_code)
@@ -193,7 +196,7 @@ def ingest_iss_fast(
             _ingest_one(path, writer, sink, summary, workers=workers, chunk_bytes=chunk_bytes,
                         fast=fast_parquet, hasher=hasher, rules=rules or ISKO_ISS,
                         prefix=f"{writer.ingest_id}-f{index:04d}", on_progress=on_progress,
-                        after_batch=commits.maybe)
+                        after_batch=commits.maybe, exits=exits)
             commits.current = None
             if hasher is not None:  # a file read in part (Ctrl-C) has no digest
                 digests.append((str(path), hasher.hexdigest() if not stop_requested()
@@ -243,6 +246,17 @@ class _Checkpoints:
             self.since = time.monotonic()
 
 
+@contextlib.contextmanager
+def _joined(threads: list[threading.Thread]) -> Iterator[None]:
+    """Join ``threads`` (the worker pools exiting, :func:`.parts.iter_part_batches`'s
+    ``exits``) when the block ends, however it ends: no worker outlives the run."""
+    try:
+        yield
+    finally:
+        for thread in threads:
+            thread.join()
+
+
 def _digest(path: Path, hash_files: bool) -> tuple[str, str, int]:
     return file_digest(path) if hash_files else (str(path), "", path.stat().st_size)
 
@@ -250,14 +264,15 @@ def _digest(path: Path, hash_files: bool) -> tuple[str, str, int]:
 def _ingest_one(path: Path, writer: ArchiveWriter, sink: _SlowSink, summary: IngestSummary,
                 *, workers: int | None, chunk_bytes: int, fast: bool, hasher: Any,
                 rules: Rules, prefix: str, on_progress: Callable[[int], None] | None,
-                after_batch: Callable[[], None] | None = None) -> None:
+                after_batch: Callable[[], None] | None = None,
+                exits: list[threading.Thread] | None = None) -> None:
     """One ISS file: workers write the accepted games' partitions, this process adopts them
     (or rewrites a task's files without the games an earlier task of the run stored)."""
     # workers drop ids the run already stored (forked: as of this file's start)
     for batch in iter_part_batches(path, writer.root, writer.ingest_id, writer.game_ids,
                                    workers=workers, chunk_bytes=chunk_bytes, fast=fast,
                                    prefix=prefix, hasher=hasher, rules=rules,
-                                   stop=stop_requested):
+                                   stop=stop_requested, exits=exits):
         summary.seen += batch.accepted
         keep = writer.game_ids.new_mask(batch.ids)
         stored = int(keep.sum())
