@@ -9,7 +9,7 @@ stable code, a readable message, the record's 1-based line and the move number.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,33 +66,35 @@ def parse_raw(raw: RawRecord, rules: Rules | None = None) -> ParsedGame:
     return parsed
 
 
+#: What a move does, in words, by its type (:func:`describe_move`).
+_MOVE_WORDS: dict[type, Callable[[Any], str]] = {
+    Bid: lambda move: f"bids {move.value}",
+    Hold: lambda move: "holds",
+    Pass: lambda move: "passes",
+    PickUp: lambda move: "picks up the skat",
+    Discard: lambda move: "discards " + " and ".join(str(c) for c in move.cards),
+    Declare: lambda move: f"declares {move.declaration}",
+    Play: lambda move: f"plays {move.card}",
+    Resign: lambda move: "resigns",
+    ShowCards: lambda move: "shows the cards",
+    TimeOut: lambda move: "times out",
+    Leave: lambda move: "leaves the table",
+    Kontra: lambda move: "says Kontra",
+    Re: lambda move: "says Re",
+    Turn: lambda move: f"turns {move.card}"
+    + (" after Passt-mir-nicht" if move.passt_mir_nicht else ""),
+    Gucki: lambda move: "takes the skat unseen (gucki)",
+    FosterDeclare: lambda move: f"names {foster_label(move.game)}",
+}
+
+
 def describe_move(move: Move, players: tuple[str, str, str]) -> str:
     """``Middlehand (kermit) plays HA``: who did what, in a club member's words."""
     seat = move.seat
     who = SEAT_NAMES[seat] if seat in (0, 1, 2) else f"seat {seat}"
     if seat in (0, 1, 2) and players[seat]:
         who += f" ({players[seat]})"
-    kind = type(move)
-    what = {
-        Bid: lambda: f"bids {move.value}",  # type: ignore[union-attr]
-        Hold: lambda: "holds",
-        Pass: lambda: "passes",
-        PickUp: lambda: "picks up the skat",
-        Discard: lambda: "discards " + " and ".join(str(c) for c in move.cards),  # type: ignore[union-attr]
-        Declare: lambda: f"declares {move.declaration}",  # type: ignore[union-attr]
-        Play: lambda: f"plays {move.card}",  # type: ignore[union-attr]
-        Resign: lambda: "resigns",
-        ShowCards: lambda: "shows the cards",
-        TimeOut: lambda: "times out",
-        Leave: lambda: "leaves the table",
-        Kontra: lambda: "says Kontra",
-        Re: lambda: "says Re",
-        Turn: lambda: f"turns {move.card}"  # type: ignore[union-attr]
-        + (" after Passt-mir-nicht" if move.passt_mir_nicht else ""),  # type: ignore[union-attr]
-        Gucki: lambda: "takes the skat unseen (gucki)",
-        FosterDeclare: lambda: f"names {foster_label(move.game)}",  # type: ignore[union-attr]
-    }[kind]()
-    return f"{who} {what}"
+    return f"{who} {_MOVE_WORDS[type(move)](move)}"
 
 
 def replay_parsed(parsed: ParsedGame, *, checked: bool = True) -> LogGame:

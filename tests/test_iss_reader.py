@@ -156,7 +156,8 @@ _PIECES = st.sampled_from(["(;", ";)", "GM", "MV", "P0", "DT", "[", "]", "\\", "
 
 
 _VALUES = st.text(st.sampled_from("ab]\\[ ;)\n#ä"), max_size=6)
-_TAGS = st.sampled_from(["GM", "MV", "P0", "DT", "R", "x1", "SE", "ID", ";GM", " GM", "G M", ""])
+_TAGS = st.sampled_from(["GM", "MV", "P0", "DT", "R", "x1", "SE", "ID", ";GM", " GM", "G M", "",
+                         "\x0bGM", "\u00a0P0", "\u00e42"])
 #: values as a writer escapes them: ] and \\ after a backslash
 _ESCAPED = st.lists(st.sampled_from(["a", "b", " ", "[", "\\]", "\\\\", "\\x", ";)", "\n", "ä"]),
                     max_size=5).map("".join)
@@ -167,7 +168,8 @@ def _record(head: str, props: list[tuple[str, str]], gaps: list[str], tail: str)
                           for (tag, value), gap in zip(props, gaps, strict=False)) + tail
 
 
-_GAPS = st.lists(st.sampled_from(["", "", " ", "\n", "\t", ";"]), min_size=5, max_size=5)
+_GAPS = st.lists(st.sampled_from(["", "", " ", "\n", "\t", ";", "\r", "\x0c", "\u2003"]),
+                 min_size=5, max_size=5)
 #: texts of a whole record's shape, (; TAG[value] ... ;): well formed (a tag may come twice),
 #: or now and then slightly wrong
 _RECORDS = st.one_of(

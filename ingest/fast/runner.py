@@ -288,10 +288,18 @@ def process_chunk(first_line: int, chunk: bytes, source: str, build_tables: bool
 def warm_up(slow_path: bool = False) -> None:
     """Load (or compile, once: numba caches it) the kernel before worker processes fork;
     ``slow_path``: the reference validator's compiled rules too (the workers of an ingest
-    run it), so that each forked worker does not load them again."""
-    process_chunk(1, b"(;GM[Skat]MV[w]R[];)\n", "<warm-up>", True, None)
-    if slow_path:
+    run it), so that each forked worker does not load them again. Once per process (a
+    forked child inherits what its parent loaded): a later call costs nothing."""
+    if "kernel" not in _WARM:
+        process_chunk(1, b"(;GM[Skat]MV[w]R[];)\n", "<warm-up>", True, None)
+        _WARM.add("kernel")
+    if slow_path and "reference" not in _WARM:
         _warm_reference()
+        _WARM.add("reference")
+
+
+#: What :func:`warm_up` has loaded in this process.
+_WARM: set[str] = set()
 
 
 def _warm_reference() -> None:
