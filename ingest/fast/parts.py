@@ -299,7 +299,7 @@ def iter_part_batches(
                                itertools.chain([head], spans) if head else spans),
                        max(1, chunks_per_task))
         warm_up(slow_path=True)  # load the compiled code once, before the workers fork
-        if head is not None and b"]seed[" in b"".join(head[3]):  # a simulated run's log:
+        if head is not None and _simulated_head(head[3]):  # a simulated run's log:
             warm_up_matching()  # the re-simulation too (not compiled for other logs)
         # a ProcessPoolExecutor, not a Pool: a worker killed (e.g. out of memory) fails
         # the run instead of hanging it
@@ -335,6 +335,19 @@ def iter_part_batches(
         _KNOWN = None
         if close:
             stream.close()
+
+
+#: How much of a file's first chunk tells whether the simulator wrote it (every line of
+#: such a log carries its hand's ``seed`` tag).
+_SIMULATED_PEEK = 1 << 16
+
+
+def _simulated_head(pieces: tuple[bytes | memoryview, ...]) -> bool:
+    """Whether the lines at the start of a file are the simulator's (a ``seed`` tag among
+    its first 64 KB): then the parent loads the re-simulation before the workers fork.
+    Only that far, not the whole first chunk: the workers wait for this."""
+    head = b"".join(bytes(piece[:_SIMULATED_PEEK]) for piece in pieces)[:_SIMULATED_PEEK]
+    return b"]seed[" in head
 
 
 def _exit_in_background(procs: ProcessPoolExecutor) -> threading.Thread:
