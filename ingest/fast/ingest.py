@@ -37,6 +37,7 @@ from ..schema import TABLES
 from ..simulated import claims_simulation, reproduce
 from ..sniff import find_logs
 from ..sources import detect_format
+from .pages import without_huge_pages
 from .parts import TaskRejects, iter_part_batches
 from .stream import CHUNK_BYTES, is_compressed_name, open_binary
 
@@ -169,7 +170,8 @@ def ingest_iss_fast(
     by_code: Counter[str] = Counter()
     digests: list[tuple[str, str, int]] = []
     exits: list[threading.Thread] = []  # each file's workers, exiting while the run goes on
-    with _joined(exits), ArchiveWriter(archive, fast=fast_parquet) as writer, graceful_stop():
+    with (without_huge_pages(), _joined(exits),
+          ArchiveWriter(archive, fast=fast_parquet) as writer, graceful_stop()):
         summary = IngestSummary(writer.ingest_id, writer.root, files=len(expanded),
                                 skipped=[(str(p), why) for p, why in inputs.skipped])
         sink = _SlowSink(writer, summary, by_code)

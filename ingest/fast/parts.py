@@ -47,6 +47,7 @@ from ..archive import ArchiveError, IdSet, PartitionFiles, fit_schema, keep_game
 from ..model import LogGame
 from ..sim_claims import warm_up_matching
 from ..sources import RawRecord
+from .pages import disable_huge_pages
 from .runner import process_chunk, warm_up
 from .stream import CHUNK_BYTES, Span, is_compressed_name, iter_spans, open_binary
 
@@ -400,12 +401,14 @@ def _die_with_parent(parent: int) -> None:
     PR_SET_PDEATHSIG), so a killed ingest leaves no workers behind writing orphans; and
     ignore Ctrl-C, which the terminal sends the workers too: the main process decides
     (it lets the running tasks finish and commits them, :mod:`skatlog.ingest.interrupt`);
-    and keep freed memory for the next chunk (:func:`_keep_freed_memory`)."""
+    use no huge pages (:mod:`.pages`); and keep freed memory for the next chunk
+    (:func:`_keep_freed_memory`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
     if os.getppid() != parent:  # the parent died before the prctl took effect
         os._exit(1)
+    disable_huge_pages()
     _keep_freed_memory()
 
 

@@ -30,6 +30,7 @@ from ..model import LogGame
 from ..sources import RawRecord, iter_lines_records
 from . import iss_kernel as K
 from .columns import ChunkScan, archive_tables, scan
+from .pages import without_huge_pages
 from .stream import CHUNK_BYTES, iter_chunks, open_binary
 from .verdicts import decided_game, differing_game, differing_rows, settled_rows
 
@@ -361,7 +362,7 @@ def fast_validate_iss(
             return
         settle = True if settle is None else settle
         warm_up(slow_path=settle)
-        with mp.get_context("fork").Pool(workers) as procs:
+        with without_huge_pages(), mp.get_context("fork").Pool(workers) as procs:
             pending: deque[Any] = deque()
             for first, chunk in chunks:
                 pending.append(procs.apply_async(
