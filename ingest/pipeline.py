@@ -72,6 +72,9 @@ class IngestSummary:
     reject_duplicates: int = 0
     rejected_by_code: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: Of ``seconds``, those spent loading the compiled code (numba's cache) before the
+    #: first record: once per process, however many records follow.
+    load_seconds: float = 0.0
     #: Files of the named folders that were not read, with the reason (not a log, ...).
     skipped: list[tuple[str, str]] = field(default_factory=list)
     #: Lines inside a log that are no record at all (prose, not ``(;...`` or ``{...``):
@@ -111,7 +114,9 @@ class IngestSummary:
             out.append(f"skipped     {len(self.skipped):,} file"
                        + ("s" if len(self.skipped) != 1 else "") + " (not logs)")
             out += [f"  {path}: {reason}" for path, reason in self.skipped]
-        out.append(f"time        {self.seconds:.2f} s ({self.games_per_second:,.0f} games/s)")
+        out.append(f"time        {self.seconds:.2f} s ({self.games_per_second:,.0f} games/s"
+                   + (f"; {self.load_seconds:.2f} s of it loading or compiling the kernels"
+                      if self.load_seconds >= 0.005 else "") + ")")
         return out
 
     def not_a_record(self, game: LogGame) -> bool:

@@ -456,6 +456,21 @@ def test_no_worker_outlives_the_ingest(engine_games, tmp_path) -> None:
     assert {p.pid for p in multiprocessing.active_children()} <= before
 
 
+def test_the_summary_says_how_long_loading_the_kernels_took(engine_games, tmp_path) -> None:
+    """The run's time includes loading the compiled code once; the summary says how much
+    of it that was, so the rate it prints can be read."""
+    _, lines = engine_games
+    log = tmp_path / "a.sgf"
+    log.write_text("\n".join(lines[:50]) + "\n")
+    summary = ingest_iss_fast([log], tmp_path / "archive", workers=1)
+    assert 0 < summary.load_seconds <= summary.seconds
+    summary.seconds, summary.load_seconds = 1.5, 0.31
+    assert summary.lines()[-1] == (
+        "time        1.50 s (33 games/s; 0.31 s of it loading or compiling the kernels)")
+    summary.load_seconds = 0.001  # already loaded in this process: not worth a word
+    assert summary.lines()[-1] == "time        1.50 s (33 games/s)"
+
+
 def test_ingest_records_the_sha256_of_every_file(engine_games, tmp_path) -> None:
     import hashlib
 

@@ -39,6 +39,7 @@ from ..sniff import find_logs
 from ..sources import detect_format
 from .pages import without_huge_pages
 from .parts import TaskRejects, iter_part_batches
+from .runner import warm_up
 from .stream import CHUNK_BYTES, is_compressed_name, open_binary
 
 FastIngestSummary = IngestSummary
@@ -189,6 +190,10 @@ def ingest_iss_fast(
                                else (str(path), "", path.stat().st_size))
                 commits.maybe()
                 continue
+            if not summary.load_seconds:  # the compiled code, loaded before any worker forks
+                loading = time.perf_counter()
+                warm_up(slow_path=True)
+                summary.load_seconds = time.perf_counter() - loading
             if not hash_files or is_compressed_name(path):  # the stored bytes are hashed
                 digests.append(_digest(path, hash_files))
                 hasher = None
