@@ -6,7 +6,9 @@ measures, and prints:
 1. the warm rate of ``skatlog validate --fast`` (the kernel in worker processes, every record
    it hands over validated by the reference path in this process) and of the full ingest into
    a fresh archive, with the CPU seconds of this process and of the workers (the kernel
-   and the slow path both run in the workers), and the rate those allow on free cores;
+   and the slow path both run in the workers), and the rate those allow on free cores
+   (``--idle-before 6``: each ingest after 6 s of sleep, cold, as a run that follows no
+   other meets it on a VM whose host takes idle memory back);
 2. why records went to the slow path: the kernel's status counts, split by the reference
    path's verdict, and for ``unsure`` the feature of the record that the kernel leaves to
    the reference path (:func:`unsure_reason`);
@@ -494,7 +496,11 @@ def run(args: argparse.Namespace) -> int:
     warm_up()  # load the compiled kernel from numba's cache (compile it if stale)
     print(f"warm-up     kernel loaded in {time.perf_counter() - start:.1f} s")
     validated = bench_validate(path, args.workers)
-    runs = [bench_ingest(path, args.workers) for _ in range(max(1, args.ingest_runs))]
+    runs = []
+    for _ in range(max(1, args.ingest_runs)):
+        if args.idle_before > 0:  # cold: the host has taken the idle memory back meanwhile
+            time.sleep(args.idle_before)
+        runs.append(bench_ingest(path, args.workers))
     ingested = sorted(runs, key=lambda run: run["wall"])[len(runs) // 2]  # the median run
     warm_rate = ingested["games"] / ingested["wall"]
     if len(runs) > 1:

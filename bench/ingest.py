@@ -204,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="--fresh-install: also install with SKATLOG_COMPILE_AT_INSTALL=0")
     parser.add_argument("--warm-runs", type=int, default=3,
                         help="--fresh-install: warm CLI runs after the first (median)")
+    parser.add_argument("--idle-before", type=float, default=0.0, metavar="SECONDS",
+                        help="--independent: sleep this long before each warm ingest, so that"
+                        " a VM's host takes idle memory back first (a cold run; 6 is enough)")
     parser.add_argument("--ingest-runs", type=int, default=3,
                         help="--independent: warm ingests into fresh archives (median taken)")
     parser.add_argument("--child-ingest", type=Path, help=argparse.SUPPRESS)
