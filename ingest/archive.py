@@ -469,7 +469,7 @@ class IdSet:
         fresh = ~self.contains(ids)
         ordered = np.sort(ids)
         if not (ordered[1:] == ordered[:-1]).any():  # no value twice (the usual case): every
-            self._add_sorted(ordered if fresh.all() else ordered[~self.contains(ordered)])
+            self._add_sorted(ordered if fresh.all() else np.sort(ids[fresh]))
             return fresh  # id is its value's first, and the sorted ids are added as they are
         order = np.argsort(ids, kind="stable")
         ordered = ids[order]

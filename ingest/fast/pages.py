@@ -6,10 +6,11 @@ chunk's scratch arrays are that large, though only part of each is written; othe
 first byte touched. That is cheap where a page fault is cheap, but not on a virtual machine
 whose host takes back the guest's idle memory (free page reporting, as on the machines
 skatlog is benchmarked on): there the first touch of a page costs some 20 us instead of 0.5,
-and idle memory turns cold within seconds. A cold ingest of 200,000 records spent 1.1-1.6
-CPU-s of its workers' time and 0.3 s of the main process's in such faults; without huge
-pages 0.25-0.35 s and none (``bench/ingest.py --independent``, see the README). Warm, the
-policy makes no measurable difference.
+and idle memory turns cold within seconds. A cold ingest of 200,000 records spent 1.1-1.8
+CPU-s of its workers' time in the kernel (the main process 0.43-0.55 CPU-s in all); without
+huge pages 0.22-0.34 s (the main process 0.22): 1.44-2.2 s of wall time became 1.19-1.27 s
+(``bench/ingest.py --independent --idle-before 6``, see the README). Warm, the policy makes
+no measurable difference.
 
 Linux only (``prctl``); elsewhere these do nothing.
 """
